@@ -1,0 +1,50 @@
+// Lint rules that hold berth's layering and its one home for API versions.
+import tseslint from 'typescript-eslint';
+
+const versionLiteral = {
+  selector: 'Literal[value=/^1\\.\\d{2}$/]',
+  message: 'API version numbers live in src/api/api-version.ts only: ask ctx.api.has(behaviour) instead.',
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', versionLiteral],
+    },
+  },
+  {
+    files: ['src/api/api-version.ts', 'src/api/api-version.test.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
+    // Only the composition root wires the API to the services.
+    files: ['src/**/*.ts'],
+    ignores: ['src/daemon/**', 'src/api/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/*', '**/api/**'], message: 'Only src/daemon imports the API layer.' }] }],
+    },
+  },
+  {
+    // A route folder sees its own backend interface, the shared API plumbing and wire types, never a service.
+    // Domain types may be named; domain code may not be called except through the backend.
+    files: ['src/api/routes/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['**/daemon/**', '**/events/**', '**/system/**', '**/store/**', '**/runtime/**', '**/cli/**', '**/config/**'],
+          message: 'Routes talk to services only through their backend.ts interface.',
+          allowTypeImports: true,
+        }],
+      }],
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+);

@@ -1,0 +1,70 @@
+// Everything berth needs on a fresh Debian 12 machine (as root, with Node 20): Debian packages,
+// npm dependencies and the build. Idempotent and quick when nothing changed.
+//   node scripts/setup.mjs              what the daemon needs (npm start)
+//   node scripts/setup.mjs --for-tests  and what the tests and benchmarks need (npm test, npm run bench)
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const forTests = process.argv.includes('--for-tests');
+
+/** Commands berth runs, and the Debian package that brings each. */
+const runtimePackages = [];
+const testPackages = [
+  // the docker CLI, when the machine has none; its daemon is never started (see installDebianPackages)
+  { command: 'docker', pkg: 'docker.io' },
+  { command: 'openssl', pkg: 'openssl' },
+];
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed with ${r.status ?? r.signal}`);
+}
+
+function hasCommand(name) {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+}
+
+function installDebianPackages(wanted) {
+  const missing = [...new Set(wanted.filter((w) => !hasCommand(w.command)).map((w) => w.pkg))];
+  if (missing.length === 0) return;
+  if (process.getuid?.() !== 0) throw new Error(`berth needs these Debian packages: ${missing.join(' ')}; install them as root`);
+  console.log(`setup: installing Debian packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  // Keep package scripts from starting services (docker.io would start its own daemon otherwise).
+  const policy = '/usr/sbin/policy-rc.d';
+  const hadPolicy = existsSync(policy);
+  if (!hadPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+  try {
+    run('apt-get', ['update', '-qq'], { env });
+    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
+  } finally {
+    if (!hadPolicy) rmSync(policy, { force: true });
+  }
+}
+
+function installNpmDependencies() {
+  // TypeScript builds the daemon, so dev dependencies are needed for npm start as well
+  const want = createHash('sha256').update(readFileSync(new URL('../package-lock.json', import.meta.url))).digest('hex');
+  const stamp = new URL('../node_modules/.berth-setup', import.meta.url);
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return;
+  console.log('setup: installing npm dependencies');
+  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+  writeFileSync(stamp, want);
+}
+
+function build() {
+  run(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.json']);
+  run(process.execPath, ['scripts/write-build-info.mjs']);
+}
+
+try {
+  installDebianPackages(forTests ? [...runtimePackages, ...testPackages] : runtimePackages);
+  installNpmDependencies();
+  build();
+} catch (err) {
+  console.error(`setup: ${err.message}`);
+  process.exit(1);
+}

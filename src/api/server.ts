@@ -1,0 +1,100 @@
+// The HTTP front door. One dispatch() serves both 'request' and 'upgrade', so routing, version
+// checks and errors are the same on both paths; handlers that stream get a signal that fires when
+// the client leaves or the daemon shuts down.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { BERTH_VERSION } from '../version.js';
+import { CURRENT_API_VERSION, negotiateApiVersion, splitVersionPrefix } from './api-version.js';
+import { RequestContext } from './context.js';
+import { toErrorReply, writeErrorResponse } from './error-response.js';
+import type { Router } from './router.js';
+
+const COMMON_HEADERS: Record<string, string> = {
+  'Api-Version': CURRENT_API_VERSION,
+  'Docker-Experimental': 'false',
+  Ostype: 'linux',
+  Server: `berth/${BERTH_VERSION} (linux)`,
+};
+
+export class ApiServer {
+  private readonly router: Router;
+  private readonly log: Logger;
+  private readonly shutdown = new AbortController();
+  private readonly servers = new Set<http.Server>();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(router: Router, log: Logger) {
+    this.router = router;
+    this.log = log;
+  }
+
+  /** Serves HTTP on an already created server (plain or TLS). */
+  attach(server: http.Server): void {
+    this.servers.add(server);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.track(this.dispatch(req, res)));
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+      // Answer through a ServerResponse bound to the raw socket; routes that hijack take it over.
+      const res = new http.ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket as import('node:net').Socket);
+      res.on('finish', () => {
+        res.detachSocket(socket as import('node:net').Socket);
+        socket.end();
+      });
+      this.track(this.dispatch(req, res));
+    });
+  }
+
+  /** Stops accepting, cuts streams at once, lets other requests finish for up to `graceMs`, then cuts them. */
+  async close(graceMs: number): Promise<void> {
+    const closed = [...this.servers].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    this.shutdown.abort();
+    for (const s of this.servers) s.closeIdleConnections();
+    const timer = setTimeout(() => {
+      for (const s of this.servers) s.closeAllConnections();
+    }, graceMs);
+    await Promise.allSettled([...this.inFlight]);
+    for (const s of this.servers) s.closeAllConnections();
+    clearTimeout(timer);
+    await Promise.all(closed);
+  }
+
+  private track(p: Promise<void>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    for (const [k, v] of Object.entries(COMMON_HEADERS)) res.setHeader(k, v);
+    const requestGone = new AbortController();
+    res.on('close', () => requestGone.abort());
+    const signal = AbortSignal.any([requestGone.signal, this.shutdown.signal]);
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    this.log.debug({ method: req.method, url }, 'Calling %s %s', req.method, pathname);
+    try {
+      const { version, path } = splitVersionPrefix(pathname);
+      const { route, params } = this.router.match(req.method ?? 'GET', path);
+      const api = negotiateApiVersion(version);
+      const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+      await route.handle(new RequestContext({ req, res, api, params, query, signal }));
+    } catch (err) {
+      this.fail(req, res, err, signal);
+    }
+  }
+
+  private fail(req: IncomingMessage, res: ServerResponse, err: unknown, signal: AbortSignal): void {
+    if (res.headersSent) {
+      // After the first byte the status is gone; a stream whose client left ends quietly.
+      if (!signal.aborted) this.log.error({ err, method: req.method, url: req.url }, 'error after the response started');
+      res.destroy();
+      return;
+    }
+    const reply = toErrorReply(err);
+    if (reply.unexpected) this.log.error({ err, method: req.method, url: req.url }, 'unexpected error');
+    else this.log.debug({ status: reply.status, message: reply.message }, 'request failed');
+    writeErrorResponse(res, reply, req.method === 'HEAD');
+  }
+}

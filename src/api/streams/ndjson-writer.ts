@@ -1,0 +1,28 @@
+// Newline-delimited JSON out of one response: the head is flushed at once, each record goes out
+// in one write(), and the producer waits for 'drain' whenever the socket's buffer is full.
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+
+export class NdjsonWriter {
+  private readonly res: ServerResponse;
+  private readonly signal: AbortSignal;
+
+  constructor(res: ServerResponse, signal: AbortSignal) {
+    this.res = res;
+    this.signal = signal;
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.flushHeaders();
+  }
+
+  /** Sends one record, encoded as a line of JSON. Rejects with an AbortError once the client has gone away. */
+  async writeLine(json: string): Promise<void> {
+    this.signal.throwIfAborted();
+    if (!this.res.write(json + '\n')) {
+      await once(this.res, 'drain', { signal: this.signal });
+    }
+  }
+
+  end(): void {
+    this.res.end();
+  }
+}

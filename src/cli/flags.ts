@@ -1,0 +1,80 @@
+// berthd's command line, in dockerd's spelling. Returns the settings and which of them the
+// command line gave, so daemon.json can be checked against them.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { BERTH_VERSION } from '../version.js';
+import { defaultConfig, LOG_LEVELS, type DaemonConfig } from '../config/daemon-config.js';
+
+export interface ParsedFlags {
+  config: DaemonConfig;
+  fromFlags: Partial<DaemonConfig>;
+}
+
+const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
+  host: 'hosts',
+  dataRoot: 'dataRoot',
+  execRoot: 'execRoot',
+  pidfile: 'pidfile',
+  configFile: 'configFile',
+  logLevel: 'logLevel',
+  debug: 'debug',
+  group: 'group',
+  label: 'labels',
+  tls: 'tls',
+  tlsverify: 'tlsVerify',
+  tlscacert: 'tlsCaCert',
+  tlscert: 'tlsCert',
+  tlskey: 'tlsKey',
+};
+
+export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
+  const defaults = defaultConfig(env);
+  const program = new Command('berthd')
+    .description('A container engine that serves the Docker Engine API')
+    .version(`berth version ${BERTH_VERSION}`, '-v, --version', 'Print version information and quit')
+    .helpOption('-h, --help', 'Print usage')
+    .allowExcessArguments(false)
+    .option('-H, --host <address>', 'Daemon socket(s) to connect to: unix:///path or tcp://host:port (repeatable)', repeat, [])
+    .option('--data-root <dir>', 'Root directory of persistent berth state', defaults.dataRoot)
+    .option('--exec-root <dir>', 'Root directory for execution state files', defaults.execRoot)
+    .option('-p, --pidfile <file>', 'Path to use for daemon PID file', defaults.pidfile)
+    .option('--config-file <file>', 'Daemon configuration file', defaults.configFile)
+    .addOption(new Option('-l, --log-level <level>', 'Set the logging level').choices(LOG_LEVELS).default(defaults.logLevel))
+    .option('-D, --debug [bool]', 'Enable debug mode', parseBool, false)
+    .option('-G, --group <group>', 'Group for the unix socket', defaults.group)
+    .option('--label <key=value>', 'Set key=value labels to the daemon (repeatable)', repeatLabel, [])
+    .option('--tls [bool]', 'Use TLS; implied by --tlsverify', parseBool)
+    .option('--tlsverify [bool]', 'Use TLS and verify the remote', parseBool, defaults.tlsVerify)
+    .option('--tlscacert <file>', 'Trust certs signed only by this CA', defaults.tlsCaCert)
+    .option('--tlscert <file>', 'Path to TLS certificate file', defaults.tlsCert)
+    .option('--tlskey <file>', 'Path to TLS key file', defaults.tlsKey);
+  program.parse(argv, { from: 'user' });
+
+  const opts = program.opts();
+  const config = { ...defaults };
+  const fromFlags: Partial<DaemonConfig> = {};
+  for (const [name, field] of Object.entries(FLAG_FIELDS)) {
+    const value = opts[name];
+    if (value === undefined) continue;
+    (config as Record<string, unknown>)[field] = value;
+    if (program.getOptionValueSource(name) === 'cli') (fromFlags as Record<string, unknown>)[field] = value;
+  }
+  return { config, fromFlags };
+}
+
+function repeat(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function repeatLabel(value: string, previous: string[]): string[] {
+  if (!value.includes('=')) throw new InvalidArgumentError(`bad attribute format: ${value}`);
+  return [...previous, value];
+}
+
+/** pflag's booleans: `--debug`, `--debug=true`, `--debug=false`. */
+function parseBool(value: string | undefined): boolean {
+  if (value === undefined) return true;
+  const v = value.toLowerCase();
+  if (['1', 't', 'true'].includes(v)) return true;
+  if (['0', 'f', 'false'].includes(v)) return false;
+  throw new InvalidArgumentError(`invalid boolean value "${value}"`);
+}

@@ -1,0 +1,63 @@
+// berthd's entry point: settings from flags and daemon.json, then the daemon, then signals.
+import { CommanderError } from 'commander';
+import { checkConflicts, readConfigFile } from '../config/config-file.js';
+import { effectiveLogLevel, type DaemonConfig } from '../config/daemon-config.js';
+import { startDaemon } from '../daemon/daemon.js';
+import { createLogger } from '../logging/logger.js';
+import { parseFlags } from './flags.js';
+
+function loadConfig(argv: string[]): { config: DaemonConfig; reread: () => DaemonConfig } {
+  const { config: flagConfig, fromFlags } = parseFlags(argv);
+  const read = (): DaemonConfig => {
+    const fromFile = readConfigFile(flagConfig.configFile, 'configFile' in fromFlags);
+    checkConflicts(flagConfig.configFile, fromFile, fromFlags);
+    return { ...flagConfig, ...fromFile };
+  };
+  return { config: read(), reread: read };
+}
+
+async function main(): Promise<void> {
+  let loaded: ReturnType<typeof loadConfig>;
+  try {
+    loaded = loadConfig(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof CommanderError) process.exit(err.exitCode);
+    process.stderr.write(`berthd: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const log = await createLogger(effectiveLogLevel(loaded.config));
+  let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  try {
+    daemon = await startDaemon(loaded.config, log);
+  } catch (err) {
+    log.fatal({ err }, 'berthd failed to start: %s', (err as Error).message);
+    process.exit(1);
+  }
+  log.info({ pid: process.pid, dataRoot: loaded.config.dataRoot }, 'berthd has started');
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    daemon.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGHUP', () => {
+    log.info({ file: loaded.config.configFile }, 'got signal to reload configuration');
+    try {
+      daemon.reload(loaded.reread());
+    } catch (err) {
+      log.error({ err }, 'configuration not reloaded: %s', (err as Error).message);
+    }
+  });
+}
+
+await main();

@@ -1,0 +1,84 @@
+// berthd's settings: one catalogue naming each option's flag, its daemon.json key (dockerd's spelling),
+// its type, and whether SIGHUP may reload it.
+import os from 'node:os';
+import path from 'node:path';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface DaemonConfig {
+  hosts: string[];
+  dataRoot: string;
+  execRoot: string;
+  pidfile: string;
+  configFile: string;
+  logLevel: LogLevel;
+  debug: boolean;
+  group: string;
+  labels: string[];
+  /** undefined: not said either way (TLS is on when tlsverify is). */
+  tls: boolean | undefined;
+  tlsVerify: boolean;
+  tlsCaCert: string;
+  tlsCert: string;
+  tlsKey: string;
+}
+
+export type ConfigField = keyof DaemonConfig;
+
+export interface OptionSpec {
+  field: ConfigField;
+  /** The daemon.json key; undefined for flag-only options. */
+  fileKey?: string;
+  type: 'string' | 'boolean' | 'string[]';
+  reloadable: boolean;
+}
+
+export const OPTIONS: readonly OptionSpec[] = [
+  { field: 'hosts', fileKey: 'hosts', type: 'string[]', reloadable: false },
+  { field: 'dataRoot', fileKey: 'data-root', type: 'string', reloadable: false },
+  { field: 'execRoot', fileKey: 'exec-root', type: 'string', reloadable: false },
+  { field: 'pidfile', fileKey: 'pidfile', type: 'string', reloadable: false },
+  { field: 'configFile', type: 'string', reloadable: false },
+  { field: 'logLevel', fileKey: 'log-level', type: 'string', reloadable: false },
+  { field: 'debug', fileKey: 'debug', type: 'boolean', reloadable: true },
+  { field: 'group', fileKey: 'group', type: 'string', reloadable: false },
+  { field: 'labels', fileKey: 'labels', type: 'string[]', reloadable: true },
+  { field: 'tls', fileKey: 'tls', type: 'boolean', reloadable: false },
+  { field: 'tlsVerify', fileKey: 'tlsverify', type: 'boolean', reloadable: false },
+  { field: 'tlsCaCert', fileKey: 'tlscacert', type: 'string', reloadable: false },
+  { field: 'tlsCert', fileKey: 'tlscert', type: 'string', reloadable: false },
+  { field: 'tlsKey', fileKey: 'tlskey', type: 'string', reloadable: false },
+];
+
+export const DEFAULT_SOCKET = '/run/berth/berth.sock';
+
+export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfig {
+  const certPath = env.DOCKER_CERT_PATH || path.join(os.homedir(), '.docker');
+  return {
+    hosts: [],
+    dataRoot: '/var/lib/berth',
+    execRoot: '/run/berth',
+    pidfile: '/run/berth/berthd.pid',
+    configFile: '/etc/berth/daemon.json',
+    logLevel: 'info',
+    debug: false,
+    group: 'docker',
+    labels: [],
+    tls: undefined,
+    tlsVerify: Boolean(env.DOCKER_TLS_VERIFY),
+    tlsCaCert: path.join(certPath, 'ca.pem'),
+    tlsCert: path.join(certPath, 'cert.pem'),
+    tlsKey: path.join(certPath, 'key.pem'),
+  };
+}
+
+/** The addresses berthd listens on: the -H values, or the default socket. */
+export function listenAddresses(config: DaemonConfig): string[] {
+  return config.hosts.length > 0 ? config.hosts : [`unix://${DEFAULT_SOCKET}`];
+}
+
+/** The effective log level: --debug wins over --log-level, as in dockerd. */
+export function effectiveLogLevel(config: DaemonConfig): LogLevel {
+  return config.debug ? 'debug' : config.logLevel;
+}

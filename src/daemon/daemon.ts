@@ -1,0 +1,91 @@
+// The composition root: builds berth's parts from the configuration and wires them together.
+// It owns no behaviour of its own beyond the order of starting and stopping.
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
+import type { Logger } from 'pino';
+import { ApiServer } from '../api/server.js';
+import { openListener, type Listener } from '../api/listeners.js';
+import { Router } from '../api/router.js';
+import { systemRoutes } from '../api/routes/system/routes.js';
+import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
+import { EventBus } from '../events/event-bus.js';
+import { loadEngineId } from '../system/engine-id.js';
+import { SystemService, type ReportedSettings } from '../system/system-service.js';
+import { lockDataRoot } from './data-root-lock.js';
+import { writePidfile } from './pidfile.js';
+
+/** How long in-flight requests may run on after SIGTERM before they are cut. */
+const SHUTDOWN_GRACE_MS = 5000;
+
+export interface RunningDaemon {
+  listeners: readonly Listener[];
+  /** Applies the settings SIGHUP may change, and tells the event bus. */
+  reload(config: DaemonConfig): void;
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(config: DaemonConfig, log: Logger): Promise<RunningDaemon> {
+  const undo: Array<() => unknown> = [];
+  const unwind = async () => {
+    for (const step of undo.reverse()) await step();
+  };
+  try {
+    const lock = await lockDataRoot(config.dataRoot);
+    undo.push(() => lock.release());
+    mkdirSync(config.execRoot, { recursive: true, mode: 0o700 });
+    undo.push(writePidfile(config.pidfile));
+
+    const engineId = loadEngineId(config.dataRoot);
+    const events = new EventBus();
+    const settings: ReportedSettings = { debug: config.debug, labels: config.labels };
+    const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
+    const system = new SystemService({
+      engineId,
+      dataRoot: config.dataRoot,
+      events,
+      settings: () => settings,
+      inventories: [],
+      startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
+    });
+
+    const api = new ApiServer(new Router([...systemRoutes(system)]), log);
+    const listeners: Listener[] = [];
+    undo.push(() => listeners.forEach((l) => l.close()));
+    undo.push(() => api.close(0));
+    const tlsEnabled = config.tls === true || config.tlsVerify;
+    for (const address of listenAddresses(config)) {
+      const listener = await openListener(address, {
+        tls: { enabled: tlsEnabled, verify: config.tlsVerify, caFile: config.tlsCaCert, certFile: config.tlsCert, keyFile: config.tlsKey },
+        plainTcpAllowed: config.tls === false,
+        group: config.group,
+        defaultSocket: DEFAULT_SOCKET,
+        log,
+      });
+      listeners.push(listener);
+      api.attach(listener.server);
+      log.info({ address }, 'API listen on %s', address);
+    }
+
+    return {
+      listeners,
+      reload(next) {
+        settings.debug = next.debug;
+        settings.labels = next.labels;
+        log.level = effectiveLogLevel(next);
+        events.publish('daemon', 'reload', {
+          id: engineId,
+          attributes: { debug: String(next.debug), labels: `[${next.labels.join(' ')}]`, name: os.hostname() },
+        });
+        log.info({ debug: next.debug, labels: next.labels }, 'configuration reloaded');
+      },
+      async stop() {
+        await api.close(SHUTDOWN_GRACE_MS);
+        undo.pop();
+        await unwind();
+      },
+    };
+  } catch (err) {
+    await unwind();
+    throw err;
+  }
+}

@@ -1,0 +1,132 @@
+// Starts a real berthd on a temporary socket and data root, and cleans up after it, also when a
+// test fails: each instance is stopped by its test's `after`, and any left at exit are killed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request, type RawResponse, type RequestOptions } from './http.js';
+import { dockerCli, type CliResult } from './docker-cli.js';
+
+export const BERTHD = fileURLToPath(new URL('../../../bin/berthd', import.meta.url));
+
+export interface StartOptions {
+  /** Extra flags; the helper always sets -H (unless hosts are given here), --data-root, --exec-root, --pidfile, --config-file. */
+  args?: string[];
+  /** Contents of daemon.json; `{}` by default. */
+  config?: Record<string, unknown>;
+  /** Reuse a data root (for restart and locking tests). */
+  dataRoot?: string;
+  /** Don't add the default -H unix:// socket. */
+  noDefaultHost?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+const live = new Set<ChildProcess>();
+const dirs = new Set<string>();
+process.on('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+export function tempDir(prefix = 'berth-test-'): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.add(dir);
+  return dir;
+}
+
+export class Berthd {
+  readonly dir: string;
+  readonly socket: string;
+  readonly dataRoot: string;
+  readonly pidfile: string;
+  readonly configFile: string;
+  readonly proc: ChildProcess;
+  private output = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private constructor(dir: string, dataRoot: string, args: string[], env: NodeJS.ProcessEnv | undefined) {
+    this.dir = dir;
+    this.socket = path.join(dir, 'berth.sock');
+    this.dataRoot = dataRoot;
+    this.pidfile = path.join(dir, 'berthd.pid');
+    this.configFile = path.join(dir, 'daemon.json');
+    this.proc = spawn(process.execPath, [BERTHD, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    live.add(this.proc);
+    this.proc.stdout?.on('data', (d) => (this.output += d));
+    this.proc.stderr?.on('data', (d) => (this.output += d));
+    this.exited = new Promise((resolve) => {
+      this.proc.on('exit', (code, signal) => {
+        live.delete(this.proc);
+        resolve({ code, signal });
+      });
+    });
+  }
+
+  /** Spawns berthd without waiting for it to serve (for start-up failures). */
+  static spawn(opts: StartOptions = {}): Berthd {
+    const dir = tempDir();
+    const dataRoot = opts.dataRoot ?? path.join(dir, 'root');
+    const socket = path.join(dir, 'berth.sock');
+    const configFile = path.join(dir, 'daemon.json');
+    writeFileSync(configFile, JSON.stringify(opts.config ?? {}));
+    const args = [
+      ...(opts.noDefaultHost ? [] : ['-H', `unix://${socket}`]),
+      '--data-root', dataRoot,
+      '--exec-root', path.join(dir, 'exec'),
+      '--pidfile', path.join(dir, 'berthd.pid'),
+      '--config-file', configFile,
+      ...(opts.args ?? []),
+    ];
+    return new Berthd(dir, dataRoot, args, opts.env);
+  }
+
+  /** Starts berthd and waits until it answers /_ping on its socket. */
+  static async start(opts: StartOptions = {}): Promise<Berthd> {
+    const d = Berthd.spawn(opts);
+    await d.waitReady();
+    return d;
+  }
+
+  get log(): string {
+    return this.output;
+  }
+
+  get dockerHost(): string {
+    return `unix://${this.socket}`;
+  }
+
+  async waitReady(timeoutMs = 15000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let exited = false;
+    void this.exited.then(() => (exited = true));
+    while (Date.now() < deadline) {
+      if (exited) throw new Error(`berthd exited before serving:\n${this.output}`);
+      try {
+        const r = await this.request('GET', '/_ping');
+        if (r.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`berthd did not answer within ${timeoutMs} ms:\n${this.output}`);
+  }
+
+  request(method: string, urlPath: string, opts: RequestOptions = {}): Promise<RawResponse> {
+    return request({ socketPath: this.socket }, method, urlPath, opts);
+  }
+
+  docker(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+    return dockerCli(args, { ...opts, env: { DOCKER_HOST: this.dockerHost, DOCKER_CONFIG: path.join(this.dir, 'docker-config'), ...opts.env } });
+  }
+
+  /** Sends a signal and waits for the process to end. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal);
+    const timeout = setTimeout(() => this.proc.kill('SIGKILL'), 15000);
+    const result = await this.exited;
+    clearTimeout(timeout);
+    return result;
+  }
+}
