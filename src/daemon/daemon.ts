@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.js';
 import { openListener, type Listener } from '../api/listeners.js';
 import { Router } from '../api/router.js';
-import { systemRoutes } from '../api/routes/system/routes.js';
+import { allRoutes } from '../api/routes/all-routes.js';
 import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
 import { EventBus } from '../events/event-bus.js';
 import { loadEngineId } from '../system/engine-id.js';
@@ -48,7 +48,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
       startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
     });
 
-    const api = new ApiServer(new Router([...systemRoutes(system)]), log);
+    const api = new ApiServer(new Router(allRoutes({ system })), log);
     const listeners: Listener[] = [];
     undo.push(() => listeners.forEach((l) => l.close()));
     undo.push(() => api.close(0));
