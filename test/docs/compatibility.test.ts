@@ -1,0 +1,96 @@
+// Holds docs/COMPATIBILITY.md to the 1.41 spec and to berth's route table, so the document can
+// neither miss an operation nor claim one the router does not serve.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { allRoutes } from '../../src/api/routes/all-routes.js';
+import type { SystemBackend } from '../../src/api/routes/system/backend.js';
+
+// The compiled test runs from dist/test/docs/; the spec sits beside the repository.
+const repoRoot = new URL('../../../', import.meta.url);
+const docText = readFileSync(new URL('docs/COMPATIBILITY.md', repoRoot), 'utf8');
+const specText = readFileSync(new URL('../shared/spec/docker-engine-api-v1.41.yaml', repoRoot), 'utf8');
+
+const STATUSES = ['works', 'partial', 'not yet'];
+
+interface Operation {
+  operationId: string;
+  tag: string;
+  method: string;
+  path: string;
+}
+
+interface Row extends Operation {
+  status: string;
+}
+
+interface Spec {
+  tags: { name: string }[];
+  paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
+}
+
+function specOperations(spec: Spec): Operation[] {
+  return Object.entries(spec.paths).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, op]) =>
+      op.operationId ? [{ operationId: op.operationId, tag: op.tags?.[0] ?? '', method: method.toUpperCase(), path }] : [],
+    ),
+  );
+}
+
+/** The tables' rows, each under the `## Tag` heading above it, and the headings in order. */
+function parseDoc(text: string): { headings: string[]; rows: Row[] } {
+  const headings: string[] = [];
+  const rows: Row[] = [];
+  for (const line of text.split('\n')) {
+    const heading = /^## (.+)$/.exec(line);
+    if (heading) headings.push(heading[1]);
+    if (!line.startsWith('|') || line.startsWith('|---') || line.startsWith('| Method ')) continue;
+    const [method, path, operationId, status] = line.split('|').slice(1, -1).map((cell) => cell.trim());
+    rows.push({ operationId, tag: headings.at(-1) ?? '', method, path, status });
+  }
+  return { headings, rows };
+}
+
+const key = (o: { operationId: string; method: string; path: string }) => `${o.operationId} ${o.method} ${o.path}`;
+const byId = (a: Operation, b: Operation) => a.operationId.localeCompare(b.operationId);
+
+const spec = parse(specText) as Spec;
+const expected = specOperations(spec);
+const doc = parseDoc(docText);
+
+describe('docs/COMPATIBILITY.md', () => {
+  it('lists every operation of the 1.41 spec once, under its tag, with its method and path', () => {
+    assert.equal(expected.length, 106);
+    const listed = doc.rows.map(({ operationId, tag, method, path }) => ({ operationId, tag, method, path }));
+    assert.deepEqual(listed.sort(byId), [...expected].sort(byId));
+  });
+
+  it("has one table per tag, in the spec's tag order", () => {
+    // Distribution and Session are used by operations but missing from the spec's tag list: they go last.
+    const tags = [...new Set([...spec.tags.map((t) => t.name), ...expected.map((o) => o.tag)])];
+    assert.deepEqual(doc.headings, tags);
+  });
+
+  it('gives each operation one of the three statuses', () => {
+    for (const row of doc.rows) assert.ok(STATUSES.includes(row.status), `${row.operationId}: ${row.status}`);
+  });
+
+  it('marks as works or partial exactly the operations the router serves', () => {
+    // Building the route table must not touch the backend; these throw if it ever does.
+    const unused = (): never => {
+      throw new Error('the route table was built by calling the backend');
+    };
+    const system: SystemBackend = { version: unused, info: unused, subscribeEvents: unused };
+    const served = allRoutes({ system }).map(key).sort();
+    const claimed = doc.rows.filter((r) => r.status !== 'not yet').map(key).sort();
+    assert.deepEqual(claimed, served);
+  });
+
+  it('states the counts of the table in its summary', () => {
+    const summary = /^Summary: (\d+) operations: (\d+) works, (\d+) partial, (\d+) not yet\.$/m.exec(docText);
+    assert.ok(summary, 'summary line not found');
+    const count = (status: string) => doc.rows.filter((r) => r.status === status).length;
+    assert.deepEqual(summary.slice(1).map(Number), [doc.rows.length, ...STATUSES.map(count)]);
+  });
+});
