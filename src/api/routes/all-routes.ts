@@ -1,0 +1,12 @@
+// Every area's routes, from the backends that serve them: the one list the router mounts.
+import type { Route } from '../router.js';
+import type { SystemBackend } from './system/backend.js';
+import { systemRoutes } from './system/routes.js';
+
+export interface Backends {
+  system: SystemBackend;
+}
+
+export function allRoutes(backends: Backends): Route[] {
+  return [...systemRoutes(backends.system)];
+}
