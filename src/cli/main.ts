@@ -1,5 +1,4 @@
 // berthd's entry point: settings from flags and daemon.json, then the daemon, then signals.
-import { CommanderError } from 'commander';
 import { checkConflicts, readConfigFile } from '../config/config-file.js';
 import { effectiveLogLevel, type DaemonConfig } from '../config/daemon-config.js';
 import { startDaemon } from '../daemon/daemon.js';
@@ -21,7 +20,6 @@ async function main(): Promise<void> {
   try {
     loaded = loadConfig(process.argv.slice(2));
   } catch (err) {
-    if (err instanceof CommanderError) process.exit(err.exitCode);
     process.stderr.write(`berthd: ${(err as Error).message}\n`);
     process.exit(1);
   }
