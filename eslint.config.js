@@ -34,7 +34,8 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [{
-          group: ['**/daemon/**', '**/events/**', '**/system/**', '**/store/**', '**/runtime/**', '**/cli/**', '**/config/**'],
+          // paths that climb out of src/api into a service's folder (not the route folders of the same names)
+          regex: '^(\\.\\./){2,}(daemon|events|system|store|runtime|cli|config)/',
           message: 'Routes talk to services only through their backend.ts interface.',
           allowTypeImports: true,
         }],
