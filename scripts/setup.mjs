@@ -56,8 +56,7 @@ function installNpmDependencies() {
 }
 
 function build() {
-  run(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.json']);
-  run(process.execPath, ['scripts/write-build-info.mjs']);
+  run(process.execPath, ['scripts/build.mjs']);
 }
 
 try {

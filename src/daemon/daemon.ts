@@ -25,10 +25,12 @@ export interface RunningDaemon {
 }
 
 export async function startDaemon(config: DaemonConfig, log: Logger): Promise<RunningDaemon> {
+  // what has been set up so far, released in reverse order on a failed start or on stop
   const undo: Array<() => unknown> = [];
   const unwind = async () => {
     for (const step of undo.reverse()) await step();
   };
+  let api: ApiServer | undefined;
   try {
     const lock = await lockDataRoot(config.dataRoot);
     undo.push(() => lock.release());
@@ -48,10 +50,9 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
       startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
     });
 
-    const api = new ApiServer(new Router(allRoutes({ system })), log);
+    api = new ApiServer(new Router(allRoutes({ system })), log);
     const listeners: Listener[] = [];
     undo.push(() => listeners.forEach((l) => l.close()));
-    undo.push(() => api.close(0));
     const tlsEnabled = config.tls === true || config.tlsVerify;
     for (const address of listenAddresses(config)) {
       const listener = await openListener(address, {
@@ -79,12 +80,12 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         log.info({ debug: next.debug, labels: next.labels }, 'configuration reloaded');
       },
       async stop() {
-        await api.close(SHUTDOWN_GRACE_MS);
-        undo.pop();
+        await api?.close(SHUTDOWN_GRACE_MS);
         await unwind();
       },
     };
   } catch (err) {
+    await api?.close(0);
     await unwind();
     throw err;
   }

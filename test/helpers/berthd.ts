@@ -51,7 +51,7 @@ export class Berthd {
     this.dataRoot = dataRoot;
     this.pidfile = path.join(dir, 'berthd.pid');
     this.configFile = path.join(dir, 'daemon.json');
-    this.proc = spawn(process.execPath, [BERTHD, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    this.proc = spawn(BERTHD, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     live.add(this.proc);
     this.proc.stdout?.on('data', (d) => (this.output += d));
     this.proc.stderr?.on('data', (d) => (this.output += d));

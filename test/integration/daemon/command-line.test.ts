@@ -7,7 +7,7 @@ import { BERTHD, Berthd } from '../../helpers/berthd.js';
 const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 function berthd(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BERTHD, ...args], { encoding: 'utf8', timeout: 10000 });
+  const r = spawnSync(BERTHD, args, { encoding: 'utf8', timeout: 10000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
