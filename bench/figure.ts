@@ -1,0 +1,40 @@
+// What a figure module provides, and what it gets to measure with. A new figure is one module in
+// figures/ added to figures/all-figures.ts.
+import type { BerthdProcess } from './berthd-process.js';
+import type { ReferenceEngine } from './reference-engine.js';
+
+export interface BenchContext {
+  /** A berthd in a fresh directory, already answering /_ping. Stopped at the end of the run if the figure doesn't stop it. */
+  startBerthd(label: string): Promise<BerthdProcess>;
+  /** A berthd just spawned, for figures that time its start-up themselves. */
+  spawnBerthd(label: string): BerthdProcess;
+  /** Docker's engine, when BENCH_REFERENCE_SOCKET names one. */
+  reference: ReferenceEngine | null;
+  /** Progress, on stderr so that --json output stays clean. */
+  progress(message: string): void;
+}
+
+/** The goal a row is held to, in the row's unit. */
+export type Target =
+  | { kind: 'atLeastReference' }
+  | { kind: 'below'; limit: number };
+
+export type Unit = 'req/s' | 'ms' | 's' | 'MiB';
+
+export interface Row {
+  figure: string;
+  unit: Unit;
+  berth: number;
+  /** null when the reference engine is absent or this figure can't be taken from it. */
+  reference: number | null;
+  target?: Target;
+  /** The measurements behind a median, for --json. */
+  samples?: { berth: number[]; reference: number[] };
+  /** Where a figure came from or why it is missing. */
+  note?: string;
+}
+
+export interface Figure {
+  name: string;
+  measure(ctx: BenchContext): Promise<Row[]>;
+}

@@ -1,0 +1,59 @@
+// Resident memory of an engine: its daemon plus the processes it started (dockerd runs containerd
+// as its child; counting only dockerd would flatter it).
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcessRss {
+  pid: number;
+  name: string;
+  rssMiB: number;
+}
+
+export interface ProcessMemory {
+  rssMiB: number;
+  processes: ProcessRss[];
+}
+
+export function processMemory(pid: number): ProcessMemory {
+  const processes = [pid, ...childPids(pid)].map(processRss).filter((p): p is ProcessRss => p !== null);
+  if (processes[0]?.pid !== pid) throw new Error(`process ${pid} is gone`);
+  return { rssMiB: processes.reduce((sum, p) => sum + p.rssMiB, 0), processes };
+}
+
+/** The process's name, or null when there is no such process. */
+export function processName(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+function processRss(pid: number): ProcessRss | null {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null; // ended between the listing and the read
+  }
+  const name = /^Name:\s+(.*)$/m.exec(status)?.[1] ?? '?';
+  // Kernel threads and zombies have no VmRSS line.
+  const rssKiB = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
+  return { pid, name, rssMiB: rssKiB / 1024 };
+}
+
+function childPids(parent: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // The name in parentheses may hold spaces and parentheses; the parent pid is the second field after it.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === parent) children.push(Number(entry));
+  }
+  return children;
+}
