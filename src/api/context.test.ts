@@ -13,7 +13,7 @@ let port: number;
 
 before(async () => {
   server = http.createServer(async (req, res) => {
-    const ctx = new RequestContext({ req, res, api: negotiateApiVersion(undefined), params: {}, query: new URLSearchParams(), signal: new AbortController().signal });
+    const ctx = new RequestContext({ req, res, api: negotiateApiVersion(undefined), params: {}, query: new URLSearchParams(), shutdown: new AbortController().signal });
     try {
       ctx.json({ got: (await ctx.readJson()) ?? null });
     } catch (err) {

@@ -13,7 +13,8 @@ export class RequestContext {
   readonly api: ApiVersion;
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
-  readonly signal: AbortSignal;
+  private readonly shutdown: AbortSignal;
+  private controller: AbortController | undefined;
 
   constructor(opts: {
     req: IncomingMessage;
@@ -21,14 +22,34 @@ export class RequestContext {
     api: ApiVersion;
     params: Record<string, string>;
     query: URLSearchParams;
-    signal: AbortSignal;
+    /** Fires when the daemon stops. */
+    shutdown: AbortSignal;
   }) {
     this.req = opts.req;
     this.res = opts.res;
     this.api = opts.api;
     this.params = opts.params;
     this.query = opts.query;
-    this.signal = opts.signal;
+    this.shutdown = opts.shutdown;
+  }
+
+  /**
+   * Fires when the client leaves before the response is complete, or the daemon stops. Made on
+   * first use: most requests never ask, and an abort per request is costly (an AbortError each).
+   */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      const controller = new AbortController();
+      this.controller = controller;
+      const abort = () => controller.abort();
+      if (this.shutdown.aborted) abort();
+      else this.shutdown.addEventListener('abort', abort, { once: true });
+      this.res.once('close', () => {
+        this.shutdown.removeEventListener('abort', abort);
+        if (!this.res.writableFinished) abort();
+      });
+    }
+    return this.controller.signal;
   }
 
   /** Reads the body as JSON as dockerd does: an empty body is `undefined`; only application/json is accepted. */

@@ -10,12 +10,12 @@ import { RequestContext } from './context.js';
 import { toErrorReply, writeErrorResponse } from './error-response.js';
 import type { Router } from './router.js';
 
-const COMMON_HEADERS: Record<string, string> = {
-  'Api-Version': CURRENT_API_VERSION,
-  'Docker-Experimental': 'false',
-  Ostype: 'linux',
-  Server: `berth/${BERTH_VERSION} (linux)`,
-};
+const COMMON_HEADERS: ReadonlyArray<[string, string]> = [
+  ['Api-Version', CURRENT_API_VERSION],
+  ['Docker-Experimental', 'false'],
+  ['Ostype', 'linux'],
+  ['Server', `berth/${BERTH_VERSION} (linux)`],
+];
 
 export class ApiServer {
   private readonly router: Router;
@@ -66,10 +66,7 @@ export class ApiServer {
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    for (const [k, v] of Object.entries(COMMON_HEADERS)) res.setHeader(k, v);
-    const requestGone = new AbortController();
-    res.on('close', () => requestGone.abort());
-    const signal = AbortSignal.any([requestGone.signal, this.shutdown.signal]);
+    for (const [k, v] of COMMON_HEADERS) res.setHeader(k, v);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
@@ -79,16 +76,16 @@ export class ApiServer {
       const { route, params } = this.router.match(req.method ?? 'GET', path);
       const api = negotiateApiVersion(version);
       const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-      await route.handle(new RequestContext({ req, res, api, params, query, signal }));
+      await route.handle(new RequestContext({ req, res, api, params, query, shutdown: this.shutdown.signal }));
     } catch (err) {
-      this.fail(req, res, err, signal);
+      this.fail(req, res, err);
     }
   }
 
-  private fail(req: IncomingMessage, res: ServerResponse, err: unknown, signal: AbortSignal): void {
+  private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
     if (res.headersSent) {
-      // After the first byte the status is gone; a stream whose client left ends quietly.
-      if (!signal.aborted) this.log.error({ err, method: req.method, url: req.url }, 'error after the response started');
+      // After the first byte the status is gone; a stream whose client left, or that shutdown cut, ends quietly.
+      if (!res.destroyed && !this.shutdown.signal.aborted) this.log.error({ err, method: req.method, url: req.url }, 'error after the response started');
       res.destroy();
       return;
     }
