@@ -3,9 +3,12 @@
 import { invalidParameter } from '../errors.js';
 
 export class FilterArgs {
-  private readonly fields: ReadonlyMap<string, ReadonlySet<string>>;
+  // Each key's values with their booleans, as Go's map[string]map[string]bool: an empty map means
+  // no filter on that key, a value mapped to false matches nothing exactly, yet still counts as a
+  // prefix and as a key=value term (dockerd's FuzzyMatch and MatchKVList range over every value).
+  private readonly fields: ReadonlyMap<string, ReadonlyMap<string, boolean>>;
 
-  private constructor(fields: Map<string, Set<string>>) {
+  private constructor(fields: Map<string, Map<string, boolean>>) {
     this.fields = fields;
   }
 
@@ -23,9 +26,9 @@ export class FilterArgs {
     }
     if (raw === null) return FilterArgs.empty();
     if (typeof raw !== 'object' || Array.isArray(raw)) throw invalidParameter('invalid filters: expected a JSON object');
-    const fields = new Map<string, Set<string>>();
+    const fields = new Map<string, Map<string, boolean>>();
     for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-      fields.set(key, new Set(filterValues(key, value)));
+      fields.set(key, filterValues(key, value));
     }
     return new FilterArgs(fields);
   }
@@ -38,30 +41,31 @@ export class FilterArgs {
     return this.fields.has(key);
   }
 
+  /** Every value given for the key, whatever its boolean. */
   values(key: string): string[] {
-    return [...(this.fields.get(key) ?? [])];
+    return [...(this.fields.get(key)?.keys() ?? [])];
   }
 
-  /** True when the key is absent, or `source` is one of its values. */
+  /** True when the key sets no filter, or `source` is one of its values. */
   exactMatch(key: string, source: string): boolean {
     const values = this.fields.get(key);
-    return values === undefined || values.has(source);
+    if (values === undefined || values.size === 0) return true;
+    return values.get(source) === true;
   }
 
-  /** True when the key is absent, or one of its values equals `source` or is a prefix of it. */
+  /** True when exactMatch holds, or one of the key's values is a prefix of `source`. */
   fuzzyMatch(key: string, source: string): boolean {
-    const values = this.fields.get(key);
-    if (values === undefined || values.has(source)) return true;
-    for (const prefix of values) if (source.startsWith(prefix)) return true;
+    if (this.exactMatch(key, source)) return true;
+    for (const prefix of this.fields.get(key)?.keys() ?? []) if (source.startsWith(prefix)) return true;
     return false;
   }
 
   /** Every `k` or `k=v` value of the key must be satisfied by `attributes` (dockerd's MatchKVList). */
   matchKeyValues(key: string, attributes: Readonly<Record<string, string>>): boolean {
     const values = this.fields.get(key);
-    if (values === undefined) return true;
+    if (values === undefined || values.size === 0) return true;
     if (Object.keys(attributes).length === 0) return false;
-    for (const value of values) {
+    for (const value of values.keys()) {
       const eq = value.indexOf('=');
       const k = eq < 0 ? value : value.slice(0, eq);
       if (!Object.hasOwn(attributes, k)) return false;
@@ -71,11 +75,13 @@ export class FilterArgs {
   }
 }
 
-function filterValues(key: string, value: unknown): string[] {
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+/** A key's value in either form: {"v": true, ...}, the legacy ["v", ...], or null for none. */
+function filterValues(key: string, value: unknown): Map<string, boolean> {
+  if (value === null) return new Map();
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return new Map(value.map((v) => [v, true]));
+  if (typeof value === 'object' && !Array.isArray(value)) {
     const entries = Object.entries(value as Record<string, unknown>);
-    if (entries.every(([, v]) => typeof v === 'boolean')) return entries.filter(([, v]) => v).map(([k]) => k);
+    if (entries.every(([, v]) => typeof v === 'boolean')) return new Map(entries as Array<[string, boolean]>);
   }
   throw invalidParameter(`invalid filters: the value of "${key}" must be a list of strings or an object of booleans`);
 }

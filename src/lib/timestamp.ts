@@ -3,7 +3,7 @@
 import { invalidParameter } from '../errors.js';
 
 const NANOS_PER_SECOND = 1_000_000_000n;
-const timestamp = /^(-?\d+)(?:\.(\d+))?$/;
+const timestamp = /^([-+]?\d+)(?:\.(\d+))?$/;
 
 /** Nanoseconds since the epoch, or undefined for an absent or empty value. */
 export function parseTimestampNanos(name: string, value: string | null): bigint | undefined {

@@ -12,8 +12,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function systemEvents(backend: SystemBackend): Handler {
   return async (ctx) => {
-    const since = parseTimestampNanos('since', ctx.query.get('since'));
-    const until = parseTimestampNanos('until', ctx.query.get('until'));
+    const since = eventTime('since', ctx.query.get('since'));
+    const until = eventTime('until', ctx.query.get('until'));
     if (until !== undefined && since !== undefined && until < since) {
       throw invalidParameter(`\`since\` time (${ctx.query.get('since')}) cannot be after \`until\` time (${ctx.query.get('until')})`);
     }
@@ -23,6 +23,7 @@ export function systemEvents(backend: SystemBackend): Handler {
     const { past, live } = backend.subscribeEvents({ sinceNanos: since, untilNanos: until, filters });
     const stop = () => live.close();
     ctx.signal.addEventListener('abort', stop, { once: true });
+    if (ctx.signal.aborted) stop();
     const timer = until !== undefined && !onlyPast ? closeAt(until, stop) : undefined;
     const out = ctx.ndjson();
     try {
@@ -36,6 +37,12 @@ export function systemEvents(backend: SystemBackend): Handler {
       out.end();
     }
   };
+}
+
+/** A since/until value; whole seconds of -1 mean "not given", as in dockerd's eventTime. */
+function eventTime(name: string, value: string | null): bigint | undefined {
+  if (value !== null && /^-1(\.\d+)?$/.test(value)) return undefined;
+  return parseTimestampNanos(name, value);
 }
 
 /** Calls `fn` once the wall clock reaches `nanos`, however far off that is. */
