@@ -34,7 +34,8 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   try {
     const lock = await lockDataRoot(config.dataRoot);
     undo.push(() => lock.release());
-    mkdirSync(config.execRoot, { recursive: true, mode: 0o700 });
+    // traversable but not listable: the default socket lives inside it, for its group to reach
+    mkdirSync(config.execRoot, { recursive: true, mode: 0o711 });
     undo.push(writePidfile(config.pidfile));
 
     const engineId = loadEngineId(config.dataRoot);

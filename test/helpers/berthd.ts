@@ -15,6 +15,8 @@ export interface StartOptions {
   args?: string[];
   /** Contents of daemon.json; `{}` by default. */
   config?: Record<string, unknown>;
+  /** Where the unix socket goes (and what start() waits on); a temporary path by default. */
+  socket?: string;
   /** Reuse a data root (for restart and locking tests). */
   dataRoot?: string;
   /** Don't add the default -H unix:// socket. */
@@ -45,9 +47,9 @@ export class Berthd {
   private output = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  private constructor(dir: string, dataRoot: string, args: string[], env: NodeJS.ProcessEnv | undefined) {
+  private constructor(dir: string, dataRoot: string, socket: string, args: string[], env: NodeJS.ProcessEnv | undefined) {
     this.dir = dir;
-    this.socket = path.join(dir, 'berth.sock');
+    this.socket = socket;
     this.dataRoot = dataRoot;
     this.pidfile = path.join(dir, 'berthd.pid');
     this.configFile = path.join(dir, 'daemon.json');
@@ -67,7 +69,7 @@ export class Berthd {
   static spawn(opts: StartOptions = {}): Berthd {
     const dir = tempDir();
     const dataRoot = opts.dataRoot ?? path.join(dir, 'root');
-    const socket = path.join(dir, 'berth.sock');
+    const socket = opts.socket ?? path.join(dir, 'berth.sock');
     const configFile = path.join(dir, 'daemon.json');
     writeFileSync(configFile, JSON.stringify(opts.config ?? {}));
     const args = [
@@ -78,7 +80,7 @@ export class Berthd {
       '--config-file', configFile,
       ...(opts.args ?? []),
     ];
-    return new Berthd(dir, dataRoot, args, opts.env);
+    return new Berthd(dir, dataRoot, socket, args, opts.env);
   }
 
   /** Starts berthd and waits until it answers /_ping on its socket. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { Berthd, tempDir } from '../../helpers/berthd.js';
 import { request } from '../../helpers/http.js';
 import { freePort } from '../../helpers/ports.js';
@@ -20,6 +21,22 @@ it('creates the unix socket with mode 0660, group docker when it exists', async 
     assert.ok(st.isSocket());
     assert.equal(st.mode & 0o777, 0o660);
     assert.equal(st.gid, dockerGid() ?? 0);
+  } finally {
+    await d.stop();
+  }
+});
+
+it('a socket inside the exec root, as the default one is, can be reached by its group', async () => {
+  const dir = tempDir();
+  chmodSync(dir, 0o711); // mkdtemp's 0700 would hide everything below it
+  const execRoot = path.join(dir, 'exec');
+  const socket = path.join(execRoot, 'berth.sock');
+  const d = await Berthd.start({ socket, args: ['--exec-root', execRoot] });
+  try {
+    // a member of the socket's group who is not root: nobody, with the group's id
+    const gid = statSync(socket).gid;
+    const r = spawnSync('setpriv', ['--reuid=65534', `--regid=${gid}`, '--clear-groups', 'test', '-w', socket]);
+    assert.equal(r.status, 0, 'the socket is not writable for its group');
   } finally {
     await d.stop();
   }
@@ -74,6 +91,7 @@ describe('TLS with --tlsverify', () => {
       args: ['-H', `tcp://127.0.0.1:${port}`, '--tlsverify', '--tlscacert', tls.ca, '--tlscert', tls.serverCert, '--tlskey', tls.serverKey],
     });
   });
+  after(() => d.stop());
 
   it('serves a client whose certificate the CA signed', async () => {
     const r = await request({ host: '127.0.0.1', port, tls: { ca: readFileSync(tls.ca), cert: readFileSync(tls.clientCert), key: readFileSync(tls.clientKey) } }, 'GET', '/_ping');
@@ -97,6 +115,5 @@ describe('TLS with --tlsverify', () => {
     );
     assert.equal(cli.code, 0, cli.stderr);
     assert.equal(cli.stdout.trim(), '1.41');
-    await d.stop();
   });
 });
