@@ -2,7 +2,7 @@
 // checks and errors are the same on both paths; handlers that stream get a signal that fires when
 // the client leaves or the daemon shuts down.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { BERTH_VERSION } from '../version.js';
 import { CURRENT_API_VERSION, negotiateApiVersion, splitVersionPrefix } from './api-version.js';
@@ -33,13 +33,13 @@ export class ApiServer {
   attach(server: http.Server): void {
     this.servers.add(server);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.track(this.dispatch(req, res)));
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
       // Answer through a ServerResponse bound to the raw socket; routes that hijack take it over.
       const res = new http.ServerResponse(req);
       res.shouldKeepAlive = false;
-      res.assignSocket(socket as import('node:net').Socket);
+      res.assignSocket(socket);
       res.on('finish', () => {
-        res.detachSocket(socket as import('node:net').Socket);
+        res.detachSocket(socket);
         socket.end();
       });
       this.track(this.dispatch(req, res));

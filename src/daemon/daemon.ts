@@ -1,7 +1,6 @@
 // The composition root: builds berth's parts from the configuration and wires them together.
 // It owns no behaviour of its own beyond the order of starting and stopping.
 import { mkdirSync } from 'node:fs';
-import os from 'node:os';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.js';
 import { openListener, type Listener } from '../api/listeners.js';
@@ -10,7 +9,7 @@ import { allRoutes } from '../api/routes/all-routes.js';
 import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
 import { EventBus } from '../events/event-bus.js';
 import { loadEngineId } from '../system/engine-id.js';
-import { SystemService, type ReportedSettings } from '../system/system-service.js';
+import { SystemService } from '../system/system-service.js';
 import { lockDataRoot } from './data-root-lock.js';
 import { writePidfile } from './pidfile.js';
 
@@ -18,7 +17,6 @@ import { writePidfile } from './pidfile.js';
 const SHUTDOWN_GRACE_MS = 5000;
 
 export interface RunningDaemon {
-  listeners: readonly Listener[];
   /** Applies the settings SIGHUP may change, and tells the event bus. */
   reload(config: DaemonConfig): void;
   stop(): Promise<void>;
@@ -40,13 +38,12 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
 
     const engineId = loadEngineId(config.dataRoot);
     const events = new EventBus();
-    const settings: ReportedSettings = { debug: config.debug, labels: config.labels };
     const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
     const system = new SystemService({
       engineId,
       dataRoot: config.dataRoot,
       events,
-      settings: () => settings,
+      settings: { debug: config.debug, labels: config.labels },
       inventories: [],
       startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
     });
@@ -69,15 +66,9 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     }
 
     return {
-      listeners,
       reload(next) {
-        settings.debug = next.debug;
-        settings.labels = next.labels;
         log.level = effectiveLogLevel(next);
-        events.publish('daemon', 'reload', {
-          id: engineId,
-          attributes: { debug: String(next.debug), labels: `[${next.labels.join(' ')}]`, name: os.hostname() },
-        });
+        system.reload({ debug: next.debug, labels: next.labels });
         log.info({ debug: next.debug, labels: next.labels }, 'configuration reloaded');
       },
       async stop() {

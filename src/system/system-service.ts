@@ -67,7 +67,7 @@ export interface SystemServiceOptions {
   engineId: string;
   dataRoot: string;
   events: EventBus;
-  settings: () => ReportedSettings;
+  settings: ReportedSettings;
   inventories: Inventory[];
   /** Warnings about how the daemon was started, such as plain TCP. */
   startupWarnings: string[];
@@ -78,10 +78,12 @@ export class SystemService {
   private readonly opts: SystemServiceOptions;
   private readonly host: HostFacts;
   private readonly cgroup: CgroupFacts;
+  private settings: ReportedSettings;
   private tools: Promise<ToolVersion[]> | undefined;
 
   constructor(opts: SystemServiceOptions) {
     this.opts = opts;
+    this.settings = opts.settings;
     this.host = readHostFacts();
     this.cgroup = readCgroupFacts();
   }
@@ -99,7 +101,7 @@ export class SystemService {
   }
 
   async info(): Promise<InfoFacts> {
-    const settings = this.opts.settings();
+    const settings = this.settings;
     const env = this.opts.env ?? process.env;
     const containers: ContainerCounts = { total: 0, running: 0, paused: 0, stopped: 0 };
     let images = 0;
@@ -143,6 +145,15 @@ export class SystemService {
       securityOptions: kernelHasSeccomp() ? ['name=seccomp,profile=default'] : [],
       warnings,
     };
+  }
+
+  /** Takes the settings SIGHUP reloaded, and publishes the daemon's reload event as dockerd does. */
+  reload(settings: ReportedSettings): void {
+    this.settings = settings;
+    this.opts.events.publish('daemon', 'reload', {
+      id: this.opts.engineId,
+      attributes: { debug: String(settings.debug), labels: `[${settings.labels.join(' ')}]`, name: this.host.hostname },
+    });
   }
 
   subscribeEvents(options: { sinceNanos?: bigint; untilNanos?: bigint; filters: FilterArgs }): { past: EngineEvent[]; live: Subscription } {
