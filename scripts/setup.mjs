@@ -11,7 +11,10 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const forTests = process.argv.includes('--for-tests');
 
 /** Commands berth runs, and the Debian package that brings each. */
-const runtimePackages = [];
+const runtimePackages = [
+  // setfattr and getfattr: image layers' xattrs and overlay whiteouts (src/image/archive/layer-applier.ts)
+  { command: 'setfattr', pkg: 'attr' },
+];
 const testPackages = [
   // the docker CLI, when the machine has none; its daemon is never started (see installDebianPackages)
   { command: 'docker', pkg: 'docker.io' },
