@@ -1,6 +1,7 @@
 // The composition root: builds berth's parts from the configuration and wires them together.
 // It owns no behaviour of its own beyond the order of starting and stopping.
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.js';
 import { openListener, type Listener } from '../api/listeners.js';
@@ -8,6 +9,8 @@ import { Router } from '../api/router.js';
 import { allRoutes } from '../api/routes/all-routes.js';
 import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
 import { EventBus } from '../events/event-bus.js';
+import { ImageService } from '../image/image-service.js';
+import { Staging } from '../store/staging.js';
 import { loadEngineId } from '../system/engine-id.js';
 import { SystemService } from '../system/system-service.js';
 import { lockDataRoot } from './data-root-lock.js';
@@ -38,17 +41,23 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
 
     const engineId = loadEngineId(config.dataRoot);
     const events = new EventBus();
+    // what interrupted operations left is swept before anything else looks at the store
+    const staging = new Staging(path.join(config.dataRoot, 'staging'));
+    const swept = staging.sweep();
+    if (swept > 0) log.info({ swept }, 'removed what interrupted operations left');
+    const images = new ImageService({ root: path.join(config.dataRoot, 'image'), staging, events });
+    images.recover();
     const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
     const system = new SystemService({
       engineId,
       dataRoot: config.dataRoot,
       events,
       settings: { debug: config.debug, labels: config.labels },
-      inventories: [],
+      inventories: [{ imageCount: () => images.count() }],
       startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
     });
 
-    api = new ApiServer(new Router(allRoutes({ system })), log);
+    api = new ApiServer(new Router(allRoutes({ system, image: images })), log);
     const listeners: Listener[] = [];
     undo.push(() => listeners.forEach((l) => l.close()));
     const tlsEnabled = config.tls === true || config.tlsVerify;

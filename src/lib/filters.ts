@@ -37,6 +37,15 @@ export class FilterArgs {
     return this.fields.size;
   }
 
+  keys(): string[] {
+    return [...this.fields.keys()];
+  }
+
+  /** Refuses keys outside `accepted`, as dockerd's Validate does. */
+  validate(accepted: ReadonlySet<string>): void {
+    for (const key of this.fields.keys()) if (!accepted.has(key)) throw invalidParameter(`invalid filter '${key}'`);
+  }
+
   has(key: string): boolean {
     return this.fields.has(key);
   }

@@ -1,6 +1,7 @@
 // Facts of the machine berth runs on, for /info and /version.
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { goArch } from '../lib/go-arch.js';
 
 export interface HostFacts {
   hostname: string;
@@ -21,7 +22,7 @@ export function readHostFacts(): HostFacts {
     operatingSystem: release.PRETTY_NAME ?? 'Linux',
     osVersion: release.VERSION_ID ?? '',
     architecture: os.machine(),
-    goArch: goArchOf(process.arch),
+    goArch: goArch(),
     cpus: os.availableParallelism(),
     memTotalBytes: os.totalmem(),
   };
@@ -69,8 +70,3 @@ function readOsRelease(): Record<string, string> {
   return out;
 }
 
-/** Node's process.arch in Go's GOARCH spelling, which Docker clients expect. */
-function goArchOf(arch: string): string {
-  const map: Record<string, string> = { x64: 'amd64', ia32: '386', arm: 'arm', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' };
-  return map[arch] ?? arch;
-}

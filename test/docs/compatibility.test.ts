@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { allRoutes } from '../../src/api/routes/all-routes.js';
+import type { ImageBackend } from '../../src/api/routes/image/backend.js';
 import type { SystemBackend } from '../../src/api/routes/system/backend.js';
 
 // The compiled test runs from dist/test/docs/; the spec sits beside the repository.
@@ -82,7 +83,19 @@ describe('docs/COMPATIBILITY.md', () => {
       throw new Error('the route table was built by calling the backend');
     };
     const system: SystemBackend = { version: unused, info: unused, subscribeEvents: unused };
-    const served = allRoutes({ system }).map(key).sort();
+    const image: ImageBackend = {
+      list: unused,
+      get: unused,
+      history: unused,
+      tag: unused,
+      remove: unused,
+      load: unused,
+      saveArchive: unused,
+      prepareImport: unused,
+      prune: unused,
+      layerDirs: unused,
+    };
+    const served = allRoutes({ system, image }).map(key).sort();
     const claimed = doc.rows.filter((r) => r.status !== 'not yet').map(key).sort();
     assert.deepEqual(claimed, served);
   });

@@ -1,12 +1,15 @@
 // Every area's routes, from the backends that serve them: the one list the router mounts.
 import type { Route } from '../router.js';
+import type { ImageBackend } from './image/backend.js';
+import { imageRoutes } from './image/routes.js';
 import type { SystemBackend } from './system/backend.js';
 import { systemRoutes } from './system/routes.js';
 
 export interface Backends {
   system: SystemBackend;
+  image: ImageBackend;
 }
 
 export function allRoutes(backends: Backends): Route[] {
-  return [...systemRoutes(backends.system)];
+  return [...systemRoutes(backends.system), ...imageRoutes(backends.image)];
 }

@@ -1,0 +1,75 @@
+// Layers come uncompressed, gzip'd or zstd'd; which one is told by the first bytes, as Docker does.
+// Node 20 has gzip but not zstd, so zstd goes through Debian's zstd command.
+import { spawn } from 'node:child_process';
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { invalidParameter } from '../../errors.js';
+
+const GZIP = Buffer.from([0x1f, 0x8b, 0x08]);
+const ZSTD = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
+
+/** The layer's tar stream, decompressed. */
+export async function openLayerTar(source: Readable): Promise<Readable> {
+  const head = await peek(source, 4);
+  const rest = Readable.from(prepend(head, source));
+  if (head.subarray(0, 3).equals(GZIP)) return through(rest, createGunzip());
+  if (head.subarray(0, 4).equals(ZSTD)) return zstdDecompress(rest);
+  return rest;
+}
+
+/** `source` piped into `transform`, with the source's errors reaching the reader of the result. */
+function through<T extends NodeJS.ReadWriteStream & Readable>(source: Readable, transform: T): T {
+  pipeline(source, transform).catch((err: Error) => transform.destroy(err));
+  return transform;
+}
+
+function zstdDecompress(source: Readable): Readable {
+  const child = spawn('zstd', ['-d', '-c', '-q'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const out = new PassThrough();
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  pipeline(source, child.stdin).catch((err: Error) => out.destroy(err));
+  child.stdout.pipe(out, { end: false });
+  child.on('close', (code) => {
+    if (code === 0) out.end();
+    else out.destroy(invalidParameter(`invalid zstd layer: ${stderr.trim() || `zstd exited with ${code}`}`));
+  });
+  child.on('error', (err) => out.destroy(err));
+  return out;
+}
+
+async function peek(source: Readable, n: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  while (size < n) {
+    const chunk = source.read() as Buffer | null;
+    if (chunk === null) {
+      if (source.readableEnded) break;
+      await new Promise<void>((resolve, reject) => {
+        const done = () => {
+          source.off('readable', done);
+          source.off('end', done);
+          source.off('error', fail);
+          resolve();
+        };
+        const fail = (err: Error) => {
+          done();
+          reject(err);
+        };
+        source.once('readable', done);
+        source.once('end', done);
+        source.once('error', fail);
+      });
+      continue;
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks);
+}
+
+async function* prepend(head: Buffer, rest: Readable): AsyncGenerator<Buffer> {
+  if (head.length > 0) yield head;
+  for await (const chunk of rest) yield chunk as Buffer;
+}

@@ -1,0 +1,90 @@
+// Blobs by sha256 digest: image configs and layer tars. Written to staging and renamed into place;
+// verified against their digest whenever they are read back whole.
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, createWriteStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { EngineError, invalidParameter } from '../errors.js';
+import { writeFileAtomic } from '../store/atomic-file.js';
+import type { Staging } from '../store/staging.js';
+import { digestHex, isDigest, sha256Digest, type Digest } from './digest.js';
+
+export class BlobStore {
+  private readonly root: string;
+  private readonly staging: Staging;
+
+  constructor(root: string, staging: Staging) {
+    this.root = root;
+    this.staging = staging;
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+  }
+
+  path(digest: Digest): string {
+    return path.join(this.root, digestHex(digest));
+  }
+
+  has(digest: Digest): boolean {
+    return existsSync(this.path(digest));
+  }
+
+  sizeOf(digest: Digest): number {
+    return statSync(this.path(digest)).size;
+  }
+
+  putBytes(data: Uint8Array): Digest {
+    const digest = sha256Digest(data);
+    if (!this.has(digest)) writeFileAtomic(this.path(digest), data, 0o600);
+    return digest;
+  }
+
+  /** Streams into a blob; with `expected`, a different digest is refused and nothing is kept. */
+  async putStream(source: Readable, expected?: Digest, signal?: AbortSignal): Promise<{ digest: Digest; sizeBytes: number }> {
+    const tmp = this.staging.newFile('blob');
+    const hash = createHash('sha256');
+    let sizeBytes = 0;
+    source.on('data', (chunk: Buffer) => {
+      hash.update(chunk);
+      sizeBytes += chunk.length;
+    });
+    try {
+      await pipeline(source, createWriteStream(tmp, { mode: 0o600 }), { signal });
+      const digest: Digest = `sha256:${hash.digest('hex')}`;
+      if (expected !== undefined && digest !== expected) {
+        throw invalidParameter(`content digest ${digest} does not match the expected ${expected}`);
+      }
+      const fd = openSync(tmp, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, this.path(digest));
+      return { digest, sizeBytes };
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  /** The whole blob, checked against its digest (a corrupted store is an error, never silent). */
+  readVerified(digest: Digest): Buffer {
+    const data = readFileSync(this.path(digest));
+    if (sha256Digest(data) !== digest) throw new EngineError('system', `blob ${digest} is corrupted: its content no longer matches its digest`);
+    return data;
+  }
+
+  openRead(digest: Digest): Readable {
+    return createReadStream(this.path(digest));
+  }
+
+  list(): Digest[] {
+    return readdirSync(this.root)
+      .map((name) => `sha256:${name}`)
+      .filter(isDigest);
+  }
+
+  delete(digest: Digest): void {
+    this.staging.discard(this.path(digest));
+  }
+}

@@ -1,0 +1,171 @@
+// Loading and saving images through the API and the docker CLI, with archives made in the tests.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { extract } from 'tar-stream';
+import { Berthd, tempDir } from '../../helpers/berthd.js';
+import { dockerSaveArchive, ociLayoutArchive, sha256, type TestImage } from '../../helpers/image-archives.js';
+import { threeLayerImage } from './fixtures.js';
+
+let d: Berthd;
+let image: TestImage;
+before(async () => {
+  d = await Berthd.start();
+  image = await threeLayerImage();
+});
+after(() => d.stop());
+
+async function load(archive: Buffer, target = d): Promise<{ status: number; messages: Array<Record<string, unknown>> }> {
+  const r = await target.request('POST', '/images/load', { body: archive, headers: { 'Content-Type': 'application/x-tar' }, timeoutMs: 60000 });
+  return { status: r.status, messages: r.body.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+async function untar(data: Buffer): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  const ex = extract();
+  ex.on('entry', (header, stream, next) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c) => chunks.push(c as Buffer));
+    stream.on('end', () => {
+      if (header.type === 'file') files.set(header.name, Buffer.concat(chunks));
+      next();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    ex.on('finish', resolve);
+    ex.on('error', reject);
+    ex.end(data);
+  });
+  return files;
+}
+
+async function getRaw(urlPath: string): Promise<Buffer> {
+  const { default: http } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    http
+      .get({ socketPath: d.socket, path: urlPath }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${res.statusCode}: ${Buffer.concat(chunks)}`))));
+      })
+      .on('error', reject);
+  });
+}
+
+describe('POST /images/load of a docker save archive', () => {
+  it('loads a three-layer image with gzip\'d layers and reports it as dockerd does', async () => {
+    const r = await load(await dockerSaveArchive([image], { gzipLayers: true }));
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.messages, [{ stream: 'Loaded image: test/multi:v1\n' }]);
+  });
+
+  it('keeps the image ID, layers and tags', async () => {
+    const inspect = (await d.request('GET', '/images/test/multi:v1/json')).json() as Record<string, unknown> & { RootFS: { Layers: string[] } };
+    assert.equal(inspect.Id, image.id);
+    assert.deepEqual(inspect.RootFS.Layers, image.diffIds);
+    assert.deepEqual(inspect.RepoTags, ['test/multi:v1']);
+    assert.equal(inspect.Os, 'linux');
+    assert.equal((inspect.Config as { Labels: Record<string, string> }).Labels['org.example.kind'], 'test');
+  });
+
+  it('unpacks layers that overlayfs stacks into the right filesystem', async () => {
+    const inspect = (await d.request('GET', `/images/${image.id}/json`)).json() as { GraphDriver: { Data: { UpperDir: string; LowerDir: string } } };
+    const lowers = [inspect.GraphDriver.Data.UpperDir, ...inspect.GraphDriver.Data.LowerDir.split(':')];
+    const merged = path.join(tempDir(), 'merged');
+    mkdirSync(merged);
+    execFileSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lowers.join(':')}`, merged]);
+    try {
+      assert.equal(readFileSync(path.join(merged, 'etc/hostname'), 'utf8'), 'base\n');
+      assert.equal(readFileSync(path.join(merged, 'top.txt'), 'utf8'), 'layer three\n');
+      assert.throws(() => statSync(path.join(merged, 'etc/gone')), /ENOENT/, 'the whiteout does not hide the file');
+      assert.deepEqual(readdirSync(path.join(merged, 'data')), ['new-1'], 'the opaque dir does not hide the lower contents');
+      const tool = statSync(path.join(merged, 'bin/tool'));
+      assert.equal(tool.mode & 0o7777, 0o755);
+      assert.equal(tool.uid, 1000);
+      assert.equal(readFileSync(path.join(merged, 'bin/tool-hardlink-from-lower'), 'utf8'), '#!/bin/sh\necho tool\n');
+    } finally {
+      execFileSync('umount', [merged]);
+    }
+  });
+
+  it('lists, tags, shows history and counts the image', async () => {
+    const tag = await d.request('POST', '/images/test/multi:v1/tag?repo=example.org:5000/other&tag=t1');
+    assert.equal(tag.status, 201);
+    const list = (await d.request('GET', '/images/json')).json() as Array<{ Id: string; RepoTags: string[] }>;
+    const entry = list.find((i) => i.Id === image.id);
+    assert.deepEqual(entry?.RepoTags.sort(), ['example.org:5000/other:t1', 'test/multi:v1']);
+    const history = (await d.request('GET', '/images/test/multi:v1/history')).json() as Array<{ Id: string; CreatedBy: string }>;
+    assert.deepEqual(history.map((h) => h.CreatedBy), ['step 2', 'step 1', 'step 0']);
+    assert.equal(history[0].Id, image.id);
+    assert.equal(history[1].Id, '<missing>');
+    const info = (await d.request('GET', '/info')).json() as { Images: number };
+    assert.equal(info.Images, 1);
+  });
+
+  it('saves it in Docker\'s format with the same config and layer digests, and loads that again elsewhere with the same ID', async () => {
+    const saved = await getRaw('/images/test/multi:v1/get');
+    const files = await untar(saved);
+    const manifest = JSON.parse(files.get('manifest.json')!.toString()) as Array<{ Config: string; RepoTags: string[]; Layers: string[] }>;
+    assert.deepEqual(manifest[0].RepoTags, ['test/multi:v1']);
+    assert.equal(sha256(files.get(manifest[0].Config)!), image.id);
+    assert.deepEqual(manifest[0].Layers.map((l) => sha256(files.get(l)!)), image.diffIds);
+    const other = await Berthd.start();
+    try {
+      const r = await load(saved, other);
+      assert.deepEqual(r.messages, [{ stream: 'Loaded image: test/multi:v1\n' }]);
+      const again = (await other.request('GET', '/images/test/multi:v1/json')).json() as { Id: string };
+      assert.equal(again.Id, image.id);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe('OCI image layouts', () => {
+  it('loads an OCI layout with the same image ID', async () => {
+    const oci = await threeLayerImage([], 'oci');
+    const r = await load(await ociLayoutArchive(oci, 'docker.io/library/oci-test:1'));
+    assert.deepEqual(r.messages, [{ stream: 'Loaded image: oci-test:1\n' }]);
+    const inspect = (await d.request('GET', '/images/oci-test:1/json')).json() as { Id: string };
+    assert.equal(inspect.Id, oci.id);
+  });
+});
+
+describe('the docker CLI', () => {
+  it('load, images, inspect, tag, history, save and rmi work', async () => {
+    const img = await threeLayerImage(['cli/test:1'], 'cli');
+    const dir = tempDir();
+    const file = path.join(dir, 'in.tar');
+    writeFileSync(file, await dockerSaveArchive([img]));
+    const loaded = await d.docker(['load', '-i', file]);
+    assert.equal(loaded.code, 0, loaded.stderr);
+    assert.match(loaded.stdout, /Loaded image: cli\/test:1/);
+    const images = await d.docker(['images', '--format', '{{.Repository}}:{{.Tag}} {{.ID}}']);
+    assert.equal(images.code, 0, images.stderr);
+    assert.match(images.stdout, new RegExp(`cli/test:1 ${img.id.slice(7, 19)}`));
+    assert.equal((await d.docker(['tag', 'cli/test:1', 'cli/test:2'])).code, 0);
+    const inspect = await d.docker(['image', 'inspect', '--format', '{{.Id}} {{json .RepoTags}}', 'cli/test:2']);
+    assert.equal(inspect.stdout.trim(), `${img.id} ["cli/test:1","cli/test:2"]`);
+    const history = await d.docker(['history', '--no-trunc', '--format', '{{.CreatedBy}}', 'cli/test:1']);
+    assert.equal(history.code, 0, history.stderr);
+    assert.deepEqual(history.stdout.trim().split('\n'), ['step 2', 'step 1', 'step 0']);
+    const out = path.join(dir, 'out.tar');
+    assert.equal((await d.docker(['save', '-o', out, 'cli/test:1'])).code, 0);
+    const files = await untar(readFileSync(out));
+    assert.equal(sha256(files.get(`${img.id.slice(7)}.json`)!), img.id);
+    const rmi = await d.docker(['rmi', 'cli/test:2']);
+    assert.equal(rmi.stdout.trim(), 'Untagged: cli/test:2');
+    const rmiLast = await d.docker(['rmi', 'cli/test:1']);
+    assert.match(rmiLast.stdout, /Untagged: cli\/test:1\nDeleted: sha256:/);
+  });
+
+  it('answers No such image for a missing one', async () => {
+    const r = await d.docker(['rmi', 'nope']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /No such image: nope:latest/);
+    const inspect = await d.request('GET', '/images/nope/json');
+    assert.equal(inspect.status, 404);
+  });
+});
