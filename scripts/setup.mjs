@@ -14,6 +14,8 @@ const forTests = process.argv.includes('--for-tests');
 const runtimePackages = [
   // setfattr and getfattr: image layers' xattrs and overlay whiteouts (src/image/archive/layer-applier.ts)
   { command: 'setfattr', pkg: 'attr' },
+  // zstd-compressed image layers (src/image/archive/layer-compression.ts)
+  { command: 'zstd', pkg: 'zstd' },
 ];
 const testPackages = [
   // the docker CLI, when the machine has none; its daemon is never started (see installDebianPackages)

@@ -123,6 +123,18 @@ describe('POST /images/load of a docker save archive', () => {
   });
 });
 
+describe('zstd layers', () => {
+  it('loads a docker save archive whose layers are zstd-compressed', async () => {
+    const img = await threeLayerImage(['zstd/test:1'], 'zstd');
+    const zstd = (data: Buffer) => execFileSync('zstd', ['-q', '-c'], { input: data });
+    const archive = await dockerSaveArchive([{ ...img, layers: img.layers.map(zstd) }]);
+    const r = await load(archive);
+    assert.deepEqual(r.messages, [{ stream: 'Loaded image: zstd/test:1\n' }]);
+    const inspect = (await d.request('GET', '/images/zstd/test:1/json')).json() as { Id: string };
+    assert.equal(inspect.Id, img.id);
+  });
+});
+
 describe('OCI image layouts', () => {
   it('loads an OCI layout with the same image ID', async () => {
     const oci = await threeLayerImage([], 'oci');
@@ -159,6 +171,14 @@ describe('the docker CLI', () => {
     assert.equal(rmi.stdout.trim(), 'Untagged: cli/test:2');
     const rmiLast = await d.docker(['rmi', 'cli/test:1']);
     assert.match(rmiLast.stdout, /Untagged: cli\/test:1\nDeleted: sha256:/);
+  });
+
+  it('publishes image events for what was done', async () => {
+    const until = (Date.now() / 1000).toFixed(3);
+    const filters = encodeURIComponent(JSON.stringify({ type: ['image'] }));
+    const r = await d.request('GET', `/events?since=0&until=${until}&filters=${filters}`);
+    const actions = new Set(r.body.trim().split('\n').map((l) => (JSON.parse(l) as { Action: string }).Action));
+    for (const action of ['load', 'tag', 'untag', 'delete', 'save']) assert.ok(actions.has(action), `no ${action} event`);
   });
 
   it('answers No such image for a missing one', async () => {
