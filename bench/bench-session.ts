@@ -1,6 +1,6 @@
 // The temporary directory every berthd of a run lives in, and its clean-up: berthds are stopped and
 // the directory removed at the end, after an error, and on Ctrl-C or SIGTERM.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BerthdProcess } from './berthd-process.js';
@@ -27,6 +27,13 @@ export class BenchSession {
     this.daemons.add(daemon);
     daemon.proc.once('exit', () => this.daemons.delete(daemon));
     return daemon;
+  }
+
+  /** A fresh directory for a figure's files, beside the berthds'. */
+  makeDir(label: string): string {
+    const dir = path.join(this.dir, `${label}-${++this.instances}`);
+    mkdirSync(dir);
+    return dir;
   }
 
   async startBerthd(label: string): Promise<BerthdProcess> {

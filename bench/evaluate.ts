@@ -21,6 +21,8 @@ export function describeTarget(row: Row): string {
       return '';
     case 'atLeastReference':
       return 'ratio ≥ 1.0';
+    case 'atMostReference':
+      return 'ratio ≤ 1.0';
     case 'below':
       return `< ${row.target.limit} ${row.unit}`;
   }
@@ -32,6 +34,8 @@ function status(row: Row, ratio: number | null): Status | null {
       return null;
     case 'atLeastReference':
       return ratio === null ? 'n/a' : ratio >= 1 ? 'met' : 'not met';
+    case 'atMostReference':
+      return ratio === null ? 'n/a' : ratio <= 1 ? 'met' : 'not met';
     case 'below':
       return row.berth < row.target.limit ? 'met' : 'not met';
   }

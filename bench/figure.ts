@@ -8,6 +8,8 @@ export interface BenchContext {
   startBerthd(label: string): Promise<BerthdProcess>;
   /** A berthd just spawned, for figures that time its start-up themselves. */
   spawnBerthd(label: string): BerthdProcess;
+  /** A fresh directory for a figure's own files, removed at the end of the run. */
+  makeDir(label: string): string;
   /** Docker's engine, when BENCH_REFERENCE_SOCKET names one. */
   reference: ReferenceEngine | null;
   /** Progress, on stderr so that --json output stays clean. */
@@ -17,6 +19,8 @@ export interface BenchContext {
 /** The goal a row is held to, in the row's unit. */
 export type Target =
   | { kind: 'atLeastReference' }
+  /** For times: berth takes no longer than the reference. */
+  | { kind: 'atMostReference' }
   | { kind: 'below'; limit: number };
 
 export type Unit = 'req/s' | 'ms' | 's' | 'MiB';

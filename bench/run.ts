@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     const ctx: BenchContext = {
       startBerthd: (label) => session.startBerthd(label),
       spawnBerthd: (label) => session.spawnBerthd(label),
+      makeDir: (label) => session.makeDir(label),
       reference,
       progress: (message) => console.error(`bench: ${message}`),
     };
