@@ -67,6 +67,31 @@ export class BlobStore {
     }
   }
 
+  /**
+   * Takes a file on the same filesystem (a staged upload) into the store by renaming it, after
+   * hashing it; with `expected`, a different digest is refused and the file left where it was.
+   */
+  async adoptFile(file: string, expected?: Digest, signal?: AbortSignal): Promise<{ digest: Digest; sizeBytes: number }> {
+    const hash = createHash('sha256');
+    let sizeBytes = 0;
+    for await (const chunk of createReadStream(file, { signal })) {
+      hash.update(chunk as Buffer);
+      sizeBytes += (chunk as Buffer).length;
+    }
+    const digest: Digest = `sha256:${hash.digest('hex')}`;
+    if (expected !== undefined && digest !== expected) {
+      throw invalidParameter(`content digest ${digest} does not match the expected ${expected}`);
+    }
+    const fd = openSync(file, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(file, this.path(digest));
+    return { digest, sizeBytes };
+  }
+
   /** The whole blob, checked against its digest (a corrupted store is an error, never silent). */
   readVerified(digest: Digest): Buffer {
     const data = readFileSync(this.path(digest));

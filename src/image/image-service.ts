@@ -1,5 +1,6 @@
 // berth's images: lookup, inspection, tags, deletion, and loading and saving Docker's archives.
 // Persist first, then publish to memory, then answer: records are written after the data they name.
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { conflict, invalidParameter } from '../errors.js';
@@ -14,7 +15,7 @@ import { NoSuchImageError } from './image-errors.js';
 import { ImageRecords, type ImageRecord } from './image-records.js';
 import { LayerStore } from './layer-store.js';
 import { familiarString, formatReference, parseNormalizedReference, withDefaultTag, validateTag, type ImageReference } from './reference.js';
-import { openLayerTar } from './archive/layer-compression.js';
+import { isCompressed, openLayerTar } from './archive/layer-compression.js';
 import { writeSaveArchive } from './archive/save-archive.js';
 import { applyChanges, parseChanges } from './config-changes.js';
 import { parsePlatform } from './platform.js';
@@ -193,7 +194,7 @@ export class ImageService {
       const lease = new Set<Digest>();
       this.leases.add(lease);
       try {
-        const layer = await this.addLayer(lease, null, undefined, () => source, signal);
+        const layer = await this.addLayer(lease, null, undefined, { open: () => source }, signal);
         const created = new Date().toISOString();
         const comment = opts.message || `Imported from ${opts.sourceName}`;
         const config = {
@@ -266,7 +267,7 @@ export class ImageService {
         }
         let parent: Digest | null = null;
         for (const [i, diffId] of config.rootfs.diff_ids.entries()) {
-          parent = (await this.addLayer(lease, parent, diffId, () => archive.open(m.layers[i]), signal)).chainId;
+          parent = (await this.addLayer(lease, parent, diffId, { open: () => archive.open(m.layers[i]), localFile: () => archive.localFile(m.layers[i]) }, signal)).chainId;
         }
         this.commitImage(lease, id, configBytes, config);
         const refs = m.repoTags.map((t) => withDefaultTag(parseNormalizedReference(t)));
@@ -329,17 +330,28 @@ export class ImageService {
    * Unpacks a layer on top of `parent` unless that layer exists already. A new layer's tar is
    * always read from the source and verified against `expected` (the image's diff ID), as dockerd
    * does, even when an equal blob is stored: a tampered archive is refused, not silently accepted.
+   * An uncompressed layer already staged on disk is renamed into the store rather than copied.
    */
-  private async addLayer(lease: Set<Digest>, parent: Digest | null, expected: Digest | undefined, open: () => Readable, signal?: AbortSignal) {
+  private async addLayer(lease: Set<Digest>, parent: Digest | null, expected: Digest | undefined, source: LayerSource, signal?: AbortSignal) {
     if (expected !== undefined) {
       const chainId = parent === null ? expected : (chainIds([parent, expected])[1] as Digest);
       const existing = this.layers.get(chainId);
       if (existing) return existing;
     }
-    const { digest: diffId } = await this.blobs.putStream(await openLayerTar(open()), expected, signal);
+    const diffId = await this.storeLayerBlob(source, expected, signal);
     lease.add(diffId);
     lease.add(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
     return this.layers.ensure(parent, diffId, (target, lowerDirs) => applyLayer(this.blobs.openRead(diffId), { target, lowerDirs, signal }));
+  }
+
+  private async storeLayerBlob(source: LayerSource, expected: Digest | undefined, signal?: AbortSignal): Promise<Digest> {
+    const staged = source.localFile?.();
+    if (staged !== undefined) {
+      // an earlier image of the same archive took this file already, into the blob it names
+      if (!existsSync(staged) && expected !== undefined && this.blobs.has(expected)) return expected;
+      if (!isCompressed(readHead(staged))) return (await this.blobs.adoptFile(staged, expected, signal)).digest;
+    }
+    return (await this.blobs.putStream(await openLayerTar(source.open()), expected, signal)).digest;
   }
 
   private commitImage(lease: Set<Digest>, id: Digest, configBytes: Buffer, config: ImageConfig): void {
@@ -407,6 +419,23 @@ export class ImageService {
       lastTagTime: record.lastTagTime,
       topLayer: chain.at(-1) ?? null,
     };
+  }
+}
+
+/** Where a layer's bytes come from: a stream, and for staged archives the file itself. */
+interface LayerSource {
+  open(): Readable;
+  localFile?(): string;
+}
+
+/** The first bytes of a file, enough to tell its compression. */
+function readHead(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    return head.subarray(0, readSync(fd, head, 0, 4, 0));
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -9,6 +9,11 @@ import { invalidParameter } from '../../errors.js';
 const GZIP = Buffer.from([0x1f, 0x8b, 0x08]);
 const ZSTD = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
 
+/** Whether a layer starting with `head` is compressed (gzip or zstd). */
+export function isCompressed(head: Buffer): boolean {
+  return head.subarray(0, 3).equals(GZIP) || head.subarray(0, 4).equals(ZSTD);
+}
+
 /** The layer's tar stream, decompressed. */
 export async function openLayerTar(source: Readable): Promise<Readable> {
   const head = await peek(source, 4);

@@ -66,6 +66,11 @@ export class StagedArchive {
     return createReadStream(this.require(name));
   }
 
+  /** Where the entry's content was staged: the caller may take the file away (by renaming it). */
+  localFile(name: string): string {
+    return this.require(name);
+  }
+
   private require(name: string): string {
     const file = this.resolve(name);
     if (file === undefined) throw invalidParameter(`invalid image archive: ${name} is missing`);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { extract } from 'tar-stream';
 import { Berthd, tempDir } from '../../helpers/berthd.js';
-import { dockerSaveArchive, ociLayoutArchive, sha256, type TestImage } from '../../helpers/image-archives.js';
+import { dockerSaveArchive, makeImage, ociLayoutArchive, sha256, tarOf, type TestImage } from '../../helpers/image-archives.js';
 import { threeLayerImage } from './fixtures.js';
 
 let d: Berthd;
@@ -119,6 +119,20 @@ describe('POST /images/load of a docker save archive', () => {
       assert.equal(again.Id, image.id);
     } finally {
       await other.stop();
+    }
+  });
+});
+
+describe('archives with several images', () => {
+  it('loads two images that use the same layer file under different parents', async () => {
+    const shared = await tarOf([{ name: 'shared.txt', content: 'shared\n' }]);
+    const first = makeImage([shared], { repoTags: ['shared/a:1'] });
+    const second = makeImage([await tarOf([{ name: 'below.txt', content: 'below\n' }]), shared], { repoTags: ['shared/b:1'] });
+    const r = await load(await dockerSaveArchive([first, second]));
+    assert.deepEqual(r.messages, [{ stream: 'Loaded image: shared/a:1\n' }, { stream: 'Loaded image: shared/b:1\n' }]);
+    for (const [name, img] of [['shared/a:1', first], ['shared/b:1', second]] as const) {
+      const inspect = (await d.request('GET', `/images/${name}/json`)).json() as { Id: string };
+      assert.equal(inspect.Id, img.id);
     }
   });
 });
