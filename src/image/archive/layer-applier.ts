@@ -14,8 +14,8 @@
 // Parent directories the archive does not list are made like the parent layers' (dockerd makes them
 // 0755 root:root, which changes the merged directory; dockerd's own layers always list them).
 import { execFile } from 'node:child_process';
-import { constants, type Stats } from 'node:fs';
-import { chmod, copyFile, lchown, link, lstat, lutimes, mkdir, open, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { closeSync, constants, fchmodSync, fchownSync, futimesSync, lstatSync, openSync, readdirSync, writeSync, type Stats } from 'node:fs';
+import { chmod, copyFile, lchown, link, lstat, lutimes, mkdir, readlink, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -46,7 +46,7 @@ export async function applyLayer(tar: Readable, opts: ApplyLayerOptions): Promis
   if (!rootStats.isDirectory()) throw new EngineError('system', `layer target ${root} is not a directory`);
   const applier = new LayerApplier(root, opts.lowerDirs.map((dir) => path.resolve(dir)), opts.signal);
   await applier.extract(tar);
-  const sizeBytes = await diskUsage(root);
+  const sizeBytes = diskUsage(root);
   await applier.setDirectoryTimes();
   opts.signal?.throwIfAborted();
   return { sizeBytes };
@@ -174,7 +174,7 @@ class LayerApplier {
 
     if (!ENTRY_TYPES.has(header.type ?? '')) throw refuse(`entry ${quote(name)} has an unsupported type (${header.type ?? 'unknown'})`);
     await this.ensureParents(rel, name);
-    const existing = await lstatOrUndefined(this.abs(rel));
+    const existing = lstatOrUndefined(this.abs(rel));
     if (existing && !(existing.isDirectory() && header.type === 'directory')) await this.remove(rel);
     const meta = metadataOf(header, name, xattrs);
     const file = this.abs(rel);
@@ -212,22 +212,27 @@ class LayerApplier {
     }
   }
 
-  /** Streams the entry's data into a new file (never through an existing file, link or device). */
+  /**
+   * Streams the entry's data into a new file (never through an existing file, link or device).
+   * The file calls are synchronous: each takes microseconds in the kernel, while a trip through
+   * the thread pool costs more than that, and a layer has thousands of them. Reading the tar
+   * stays asynchronous, so the event loop gets its turn between chunks.
+   */
   private async writeFile(file: string, stream: Entry, meta: Metadata, name: string): Promise<void> {
-    const fh = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     try {
       // one chunk at a time: tar-stream reads no further until the write is done (backpressure)
       for await (const chunk of stream) {
         this.signal?.throwIfAborted();
         let written = 0;
-        while (written < chunk.length) written += (await fh.write(chunk, written)).bytesWritten;
+        while (written < chunk.length) written += writeSync(fd, chunk, written);
       }
-      await fh.chown(meta.uid, meta.gid);
+      fchownSync(fd, meta.uid, meta.gid);
       await this.setXattrs(file, meta.xattrs, name);
-      await fh.chmod(meta.mode);
-      await fh.utimes(meta.atime, meta.mtime);
+      fchmodSync(fd, meta.mode);
+      futimesSync(fd, meta.atime, meta.mtime);
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
   }
 
@@ -285,7 +290,7 @@ class LayerApplier {
       let missing = false;
       for (const parent of parentsOf(rel)) {
         const dir = path.join(lower, parent);
-        const stats = await lstatOrUndefined(dir);
+        const stats = lstatOrUndefined(dir);
         if (stats === undefined) {
           missing = true;
           break;
@@ -296,7 +301,7 @@ class LayerApplier {
       }
       if (!missing) {
         const file = path.join(lower, rel);
-        const stats = await lstatOrUndefined(file);
+        const stats = lstatOrUndefined(file);
         if (stats !== undefined) return isWhiteout(stats) ? undefined : { file, stats };
       }
       // not in this layer: the next one down counts only if no directory on the way is opaque here
@@ -352,7 +357,7 @@ class LayerApplier {
     for (const parent of parentsOf(rel)) {
       if (this.dirs.has(parent)) continue;
       const dir = this.abs(parent);
-      const stats = await lstatOrUndefined(dir);
+      const stats = lstatOrUndefined(dir);
       if (stats === undefined) {
         const below = await this.findBelow(parent);
         await mkdir(dir, { mode: 0o755 });
@@ -385,7 +390,7 @@ class LayerApplier {
     if (hidden === '' || hidden === '.' || hidden === '..') throw refuse(`whiteout ${quote(name)} names no file`);
     const hiddenRel = path.posix.join(dirnameOf(rel), hidden);
     await this.ensureParents(hiddenRel, name);
-    if (await lstatOrUndefined(this.abs(hiddenRel))) await this.remove(hiddenRel);
+    if (lstatOrUndefined(this.abs(hiddenRel))) await this.remove(hiddenRel);
     await this.mknod(this.abs(hiddenRel), 'c', 0, 0, 0);
     await lchown(this.abs(hiddenRel), meta.uid, meta.gid);
   }
@@ -452,18 +457,19 @@ function metadataOf(header: TarHeader, name: string, xattrs: Array<[string, Buff
 }
 
 /** dockerd's pkg/directory.Size: every non-directory's size, an inode once. */
-async function diskUsage(root: string): Promise<number> {
+/** Synchronous for the same reason as the file writes: one lstat per entry, each cheaper than a thread-pool trip. */
+function diskUsage(root: string): number {
   const seen = new Set<number>();
   let total = 0;
   const pending = [root];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    for (const dirent of await readdir(dir, { withFileTypes: true })) {
+    for (const dirent of readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, dirent.name);
       if (dirent.isDirectory()) {
         pending.push(file);
         continue;
       }
-      const stats = await lstat(file);
+      const stats = lstatSync(file);
       if (stats.size === 0 || seen.has(stats.ino)) continue;
       seen.add(stats.ino);
       total += stats.size;
