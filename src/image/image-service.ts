@@ -99,6 +99,24 @@ export class ImageService {
     return this.records.all().map((r) => this.image(r));
   }
 
+  /** Disk usage: all layers together, and per image the bytes of its layers other images use too. */
+  usage(): { layersSizeBytes: number; sharedSizeBytes: Map<Digest, number> } {
+    const users = new Map<Digest, number>();
+    const chains = new Map<Digest, Digest[]>();
+    for (const r of this.records.all()) {
+      const chain = chainIds(this.config(r.id).rootfs.diff_ids);
+      chains.set(r.id, chain);
+      for (const c of new Set(chain)) users.set(c, (users.get(c) ?? 0) + 1);
+    }
+    const sharedSizeBytes = new Map<Digest, number>();
+    for (const [id, chain] of chains) {
+      const shared = [...new Set(chain)].filter((c) => (users.get(c) ?? 0) > 1);
+      sharedSizeBytes.set(id, shared.reduce((sum, c) => sum + (this.layers.get(c)?.sizeBytes ?? 0), 0));
+    }
+    const layersSizeBytes = this.layers.list().reduce((sum, l) => sum + l.sizeBytes, 0);
+    return { layersSizeBytes, sharedSizeBytes };
+  }
+
   /** An image by name, full or short ID, or digest reference, as Docker looks them up. */
   get(refOrId: string): Image {
     return this.image(this.records.get(this.resolveId(refOrId)) as ImageRecord);

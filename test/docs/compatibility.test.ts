@@ -93,6 +93,7 @@ describe('docs/COMPATIBILITY.md', () => {
       saveArchive: unused,
       prepareImport: unused,
       prune: unused,
+      usage: unused,
       layerDirs: unused,
     };
     const served = allRoutes({ system, image }).map(key).sort();

@@ -11,5 +11,5 @@ export interface Backends {
 }
 
 export function allRoutes(backends: Backends): Route[] {
-  return [...systemRoutes(backends.system), ...imageRoutes(backends.image)];
+  return [...systemRoutes(backends.system, backends.image), ...imageRoutes(backends.image)];
 }

@@ -14,6 +14,7 @@ export interface ImageBackend {
   /** Checks an import's parameters, and returns the import to run on the root filesystem's tar. */
   prepareImport(opts: ImportOptions): (source: Readable, signal?: AbortSignal) => Promise<Digest>;
   prune(opts: PruneOptions): { items: DeleteItem[]; reclaimedBytes: number };
+  usage(): { layersSizeBytes: number; sharedSizeBytes: Map<Digest, number> };
   /** Where an image's layers live, for GraphDriver.Data. */
   layerDirs(image: Image): string[];
 }

@@ -1,8 +1,10 @@
-// GET /images/json with dockerd's filters: dangling, label, before, since, reference.
+// GET /images/json with dockerd's filters (dangling, label, before, since, reference) and shared-size.
+// `all` and `digests` change nothing here: berth has no intermediate images, and always lists digests.
 import { invalidParameter } from '../../../errors.js';
 import type { Image } from '../../../image/image-service.js';
 import { FilterArgs } from '../../../lib/filters.js';
 import { globMatch } from '../../../lib/glob.js';
+import { queryBool } from '../../query.js';
 import type { Handler } from '../../router.js';
 import type { ImageBackend } from './backend.js';
 import { toImageSummary } from './to-api.js';
@@ -31,7 +33,8 @@ export function imageList(backend: ImageBackend): Handler {
     const patterns = filters.values('reference');
     if (patterns.length > 0) images = images.filter((i) => i.repoTags.some((t) => patterns.some((p) => matchReference(p, t))));
     images.sort((a, b) => createdMs(b) - createdMs(a));
-    ctx.json(images.map(toImageSummary));
+    const shared = queryBool(ctx.query, 'shared-size') ? backend.usage().sharedSizeBytes : undefined;
+    ctx.json(images.map((i) => toImageSummary(i, shared?.get(i.id) ?? -1)));
   };
 }
 

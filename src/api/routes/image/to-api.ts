@@ -70,7 +70,8 @@ export function toImageInspect(image: Image, layerDirs: string[]): ImageInspect 
   };
 }
 
-export function toImageSummary(image: Image): ImageSummary {
+/** `sharedSizeBytes` when it was asked for; dockerd answers -1 otherwise. */
+export function toImageSummary(image: Image, sharedSizeBytes = -1): ImageSummary {
   const tags = image.repoTags;
   const digests = image.repoDigests;
   const labels = (image.config.config?.Labels as Record<string, string> | null | undefined) ?? null;
@@ -82,7 +83,7 @@ export function toImageSummary(image: Image): ImageSummary {
     RepoDigests: digests.length > 0 ? digests : tags.length > 0 ? [] : ['<none>@<none>'],
     Created: image.config.created ? Math.floor(Date.parse(image.config.created) / 1000) : 0,
     Size: image.sizeBytes,
-    SharedSize: -1,
+    SharedSize: sharedSizeBytes,
     VirtualSize: image.sizeBytes,
     Labels: labels,
     Containers: -1,
