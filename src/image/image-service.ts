@@ -268,8 +268,9 @@ export class ImageService {
     return withDefaultTag(tag !== '' && parsed.digest === undefined ? { ...parsed, tag } : parsed);
   }
 
-  /** POST /images/load: Docker's save format or an OCI layout. Reports each image loaded through `say`. */
-  async load(source: Readable, say: (line: string) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  /** POST /images/load: Docker's save format or an OCI layout. Returns dockerd's line for each image loaded. */
+  async load(source: Readable, signal?: AbortSignal): Promise<string[]> {
+    const lines: string[] = [];
     const stage = this.staging.newDir('load');
     const lease = new Set<Digest>();
     this.leases.add(lease);
@@ -292,9 +293,10 @@ export class ImageService {
         if (refs.length > 0) this.records.setRefs(refs.map((r) => [formatReference(r), id]));
         if (refs.length > 0) this.touch(id);
         this.events.publish('image', 'load', { id, attributes: { name: id } });
-        if (refs.length === 0) await say(`Loaded image ID: ${id}\n`);
-        for (const r of refs) await say(`Loaded image: ${familiarString(r)}\n`);
+        if (refs.length === 0) lines.push(`Loaded image ID: ${id}\n`);
+        for (const r of refs) lines.push(`Loaded image: ${familiarString(r)}\n`);
       }
+      return lines;
     } finally {
       this.staging.discard(stage);
       this.leases.delete(lease);

@@ -9,7 +9,7 @@ export interface ImageBackend {
   history(refOrId: string): HistoryRow[];
   tag(refOrId: string, repo: string, tag: string): string;
   remove(refOrId: string, opts: { force: boolean; prune: boolean }): DeleteItem[];
-  load(source: Readable, say: (line: string) => Promise<void>, signal?: AbortSignal): Promise<void>;
+  load(source: Readable, signal?: AbortSignal): Promise<string[]>;
   saveArchive(names: string[], signal?: AbortSignal): Readable;
   /** Checks an import's parameters, and returns the import to run on the root filesystem's tar. */
   prepareImport(opts: ImportOptions): (source: Readable, signal?: AbortSignal) => Promise<Digest>;

@@ -3,7 +3,6 @@
 import { Readable } from 'node:stream';
 import { invalidParameter, notImplemented } from '../../../errors.js';
 import type { RequestContext } from '../../context.js';
-import { failInBand } from '../../streams/progress.js';
 import type { Handler } from '../../router.js';
 import type { ImageBackend } from './backend.js';
 
@@ -22,16 +21,11 @@ export function imageCreate(backend: ImageBackend): Handler {
       changes: ctx.query.getAll('changes'),
       platform: ctx.query.get('platform') ?? '',
     });
+    // answered when done, as image-load.ts explains: a bad archive gets an error status
+    const id = await runImport(await openSource(ctx, fromSrc), ctx.signal);
     const out = ctx.ndjson();
-    try {
-      const id = await runImport(await openSource(ctx, fromSrc), ctx.signal);
-      await out.writeLine(JSON.stringify({ status: id }));
-    } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      await failInBand(out, err);
-    } finally {
-      out.end();
-    }
+    await out.writeLine(JSON.stringify({ status: id }));
+    out.end();
   };
 }
 
