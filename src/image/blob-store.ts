@@ -1,6 +1,6 @@
 // Blobs by sha256 digest: image configs and layer tars. Written to staging and renamed into place;
 // verified against their digest whenever they are read back whole.
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { closeSync, createReadStream, createWriteStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -49,18 +49,7 @@ export class BlobStore {
     });
     try {
       await pipeline(source, createWriteStream(tmp, { mode: 0o600 }), { signal });
-      const digest: Digest = `sha256:${hash.digest('hex')}`;
-      if (expected !== undefined && digest !== expected) {
-        throw invalidParameter(`content digest ${digest} does not match the expected ${expected}`);
-      }
-      const fd = openSync(tmp, 'r');
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, this.path(digest));
-      return { digest, sizeBytes };
+      return { digest: this.commitFile(tmp, hash, expected), sizeBytes };
     } catch (err) {
       rmSync(tmp, { force: true });
       throw err;
@@ -78,6 +67,11 @@ export class BlobStore {
       hash.update(chunk as Buffer);
       sizeBytes += (chunk as Buffer).length;
     }
+    return { digest: this.commitFile(file, hash, expected), sizeBytes };
+  }
+
+  /** Checks the digest of a file fully written and hashed, makes it durable, and renames it into place. */
+  private commitFile(file: string, hash: Hash, expected: Digest | undefined): Digest {
     const digest: Digest = `sha256:${hash.digest('hex')}`;
     if (expected !== undefined && digest !== expected) {
       throw invalidParameter(`content digest ${digest} does not match the expected ${expected}`);
@@ -89,7 +83,7 @@ export class BlobStore {
       closeSync(fd);
     }
     renameSync(file, this.path(digest));
-    return { digest, sizeBytes };
+    return digest;
   }
 
   /** The whole blob, checked against its digest (a corrupted store is an error, never silent). */
