@@ -2,8 +2,7 @@
 // paths are kept as "byte strings": one latin1 character per byte, so every name survives the walk
 // of an upper directory, the lookups in the layers and the tar headers exactly; they become Buffers
 // for the file system calls and UTF-8 text only where a person reads them (the changes list).
-import type { BigIntStats } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstatSync, type BigIntStats } from 'node:fs';
 
 /** A path as a byte string (one latin1 character per byte). */
 export type BytePath = string;
@@ -40,9 +39,10 @@ export function parentsOfRel(rel: BytePath): BytePath[] {
   return parents;
 }
 
-export async function lstatBytes(path: BytePath): Promise<BigIntStats | undefined> {
+/** lstat, synchronous: a trip through the thread pool costs more than the call itself. */
+export function lstatBytes(path: BytePath): BigIntStats | undefined {
   try {
-    return await lstat(fsPath(path), { bigint: true });
+    return lstatSync(fsPath(path), { bigint: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // ENOTDIR: a parent is a file (or a whiteout) in this layer

@@ -1,9 +1,11 @@
 // The upper directory of an overlay mount read as a tree: what a container changed. Each node has
 // its lstat (never followed) and its extended attributes (one getfattr run for the whole tree);
 // children are sorted by their bytes, the order in which dockerd's archive walks a directory.
-import type { BigIntStats } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
-import { fsPath, isWhiteout, joinBytePath, toBytePath, type BytePath } from './byte-path.js';
+// The file calls are synchronous (each is cheaper than a trip through the thread pool), and the
+// walk gives the event loop a turn after each directory.
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { setImmediate as eventLoopTurn } from 'node:timers/promises';
+import { fsPath, joinBytePath, lstatBytes, toBytePath, type BytePath } from './byte-path.js';
 import { dumpTreeXattrs, type Xattrs } from './xattr-dump.js';
 
 export const OPAQUE_XATTR = 'trusted.overlay.opaque';
@@ -25,24 +27,22 @@ export async function readUpperTree(upperDir: string): Promise<UpperNode> {
     const abs = joinBytePath(root, rel);
     const node: UpperNode = { rel, stats, xattrs: xattrs.get(abs) ?? noXattrs, children: undefined };
     if (!stats.isDirectory()) return node;
-    const names = (await readdir(fsPath(abs), { encoding: 'buffer' })).sort(Buffer.compare).map((name) => name.toString('latin1'));
+    const names = readdirSync(fsPath(abs), { encoding: 'buffer' })
+      .sort(Buffer.compare)
+      .map((name) => name.toString('latin1'));
+    await eventLoopTurn();
     const children: UpperNode[] = [];
     for (const name of names) {
       const childRel = rel === '' ? name : `${rel}/${name}`;
-      let childStats: BigIntStats;
-      try {
-        childStats = await lstat(fsPath(joinBytePath(root, childRel)), { bigint: true });
-      } catch (err) {
-        // gone since readdir: a running container's temporary file
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
+      const childStats = lstatBytes(joinBytePath(root, childRel));
+      // gone since it was listed: a running container's temporary file
+      if (childStats === undefined) continue;
       children.push(await visit(childRel, childStats));
     }
     node.children = children;
     return node;
   };
-  return visit('', await lstat(fsPath(root), { bigint: true }));
+  return visit('', lstatSync(fsPath(root), { bigint: true }));
 }
 
 /** The nodes below `root` (not the root itself), each directory before its entries. */
@@ -56,8 +56,4 @@ export function* descendants(root: UpperNode): Generator<UpperNode> {
 /** A directory that hides the layers' directory of the same name (trusted.overlay.opaque=y). */
 export function isOpaque(node: UpperNode): boolean {
   return node.children !== undefined && node.xattrs.get(OPAQUE_XATTR)?.toString('latin1') === 'y';
-}
-
-export function isWhiteoutNode(node: UpperNode): boolean {
-  return isWhiteout(node.stats);
 }

@@ -1,0 +1,283 @@
+// Containers' root filesystems: the image's layers as the read-only lower stack of an overlay
+// mount, and a writable upper layer of the container's own, as dockerd's overlay2 driver makes them.
+//
+//   <root>/<id>/rootfs.json   the record: the top layer and the lower stack (written atomically)
+//   <root>/<id>/upper         the container's changes (overlayfs upperdir)
+//   <root>/<id>/work          overlayfs' workdir
+//   <root>/<id>/merged        where the root filesystem is mounted
+//   <root>/l/<short>          symbolic links to layer directories, for short mount options
+//   <root>/empty              the lower layer of an image without layers
+//
+// A root filesystem is made in staging and appears with one rename; removing it takes it out with
+// one rename into staging. mount(2) takes at most a page of options: when the layers' own paths
+// do not fit, the mount names them through the short links, relative to <root>, from a mount
+// process started there, as dockerd does (overlay2 Get with mountFrom), and one more than fits
+// either way is refused when the root filesystem is created.
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { conflict, EngineError, invalidParameter, notFound } from '../../errors.js';
+import { writeFileAtomic } from '../../store/atomic-file.js';
+import type { Staging } from '../../store/staging.js';
+import type { Digest } from '../digest.js';
+import { changesArchive } from './changes-archive.js';
+import { isPlainOptionPath, mountCount, mountOptionsLimit, mountOverlay, overlayOptions, unmountPath } from './overlay-mount.js';
+import { rootfsChanges, type Change } from './rootfs-changes.js';
+
+export type { Change, ChangeKind } from './rootfs-changes.js';
+
+export interface RootfsRecord {
+  id: string;
+  /** the chain ID of the image's top layer; null for an image without layers */
+  topLayer: Digest | null;
+  /** the read-only layers' directories, topmost first (overlayfs' lowerdir order) */
+  lowerDirs: string[];
+}
+
+export interface RootfsStoreOptions {
+  /** e.g. <data-root>/rootfs; on the same file system as `staging` */
+  root: string;
+  staging: Staging;
+  /** a layer's directory and its parents', topmost first (LayerStore.stackDirs) */
+  layerDirs: (chainId: Digest) => string[];
+}
+
+/** 'detached': the mount was busy and is lazily unmounted (umount -l); the kernel drops it once unused */
+export type UnmountResult = 'not-mounted' | 'unmounted' | 'detached';
+
+const RECORD_FILE = 'rootfs.json';
+const LINKS_DIR = 'l';
+const EMPTY_DIR = 'empty';
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+/** dockerd's short link names: 26 characters of base32 */
+const LINK_NAME_LENGTH = 26;
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+export class RootfsStore {
+  private readonly root: string;
+  private readonly staging: Staging;
+  private readonly layerDirs: (chainId: Digest) => string[];
+  private readonly records = new Map<string, RootfsRecord>();
+  /** each root filesystem's mount, unmount and remove, one at a time */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(opts: RootfsStoreOptions) {
+    mkdirSync(opts.root, { recursive: true, mode: 0o700 });
+    // mountinfo shows the real path
+    this.root = realpathSync(opts.root);
+    this.staging = opts.staging;
+    this.layerDirs = opts.layerDirs;
+    mkdirSync(path.join(this.root, LINKS_DIR), { recursive: true, mode: 0o700 });
+    mkdirSync(this.emptyDir(), { recursive: true, mode: 0o555 });
+    for (const name of readdirSync(this.root)) {
+      const file = path.join(this.root, name, RECORD_FILE);
+      if (ID_PATTERN.test(name) && existsSync(file)) {
+        const record = JSON.parse(readFileSync(file, 'utf8')) as RootfsRecord;
+        this.records.set(record.id, record);
+      }
+    }
+    this.collectLinks();
+  }
+
+  /** Makes the (unmounted) root filesystem `id` over the layer `topLayer` and its parents. */
+  create(id: string, topLayer: Digest | null): RootfsRecord {
+    if (!ID_PATTERN.test(id) || id === LINKS_DIR || id === EMPTY_DIR) throw invalidParameter(`invalid root filesystem ID ${JSON.stringify(id)}`);
+    if (this.records.has(id) || existsSync(this.dir(id))) throw conflict(`a root filesystem ${id} already exists`);
+    const lowerDirs = topLayer === null ? [this.emptyDir()] : this.layerDirs(topLayer).map((dir) => path.resolve(dir));
+    if (lowerDirs.length === 0) throw notFound(`no such layer: ${topLayer}`);
+    for (const dir of lowerDirs) if (!existsSync(dir)) throw new EngineError('system', `layer directory ${dir} of ${topLayer} is missing`);
+    const record: RootfsRecord = { id, topLayer, lowerDirs };
+    // refuse now what could never be mounted
+    this.mountArguments(record);
+
+    const stage = this.staging.newDir('rootfs');
+    try {
+      mkdirSync(path.join(stage, 'upper'), { mode: 0o755 });
+      mkdirSync(path.join(stage, 'work'), { mode: 0o700 });
+      mkdirSync(path.join(stage, 'merged'), { mode: 0o700 });
+      writeFileAtomic(path.join(stage, RECORD_FILE), JSON.stringify(record));
+      renameSync(stage, this.dir(id));
+    } catch (err) {
+      rmSync(stage, { recursive: true, force: true });
+      throw err;
+    }
+    syncDir(this.root);
+    this.records.set(id, record);
+    return record;
+  }
+
+  get(id: string): RootfsRecord | undefined {
+    return this.records.get(id);
+  }
+
+  list(): RootfsRecord[] {
+    return [...this.records.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Mounts the root filesystem unless it already is; the merged directory, where it is. */
+  mount(id: string): Promise<string> {
+    return this.exclusive(id, async () => {
+      const record = this.record(id);
+      const merged = this.mergedDir(id);
+      if (mountCount(merged) > 0) return merged;
+      const { options, target, cwd, links } = this.mountArguments(record);
+      for (const [link, dir] of links) this.ensureLink(link, dir);
+      await mountOverlay(options, target, cwd);
+      return merged;
+    });
+  }
+
+  isMounted(id: string): boolean {
+    this.record(id);
+    return mountCount(this.mergedDir(id)) > 0;
+  }
+
+  /** Unmounts the root filesystem if it is mounted (a busy mount is detached: see UnmountResult). */
+  unmount(id: string): Promise<UnmountResult> {
+    return this.exclusive(id, async () => {
+      this.record(id);
+      return this.unmountNow(id);
+    });
+  }
+
+  /** Unmounts the root filesystem if need be, and deletes it and the container's changes. */
+  remove(id: string): Promise<UnmountResult> {
+    return this.exclusive(id, async () => {
+      this.record(id);
+      const unmounted = await this.unmountNow(id);
+      this.staging.discard(this.dir(id));
+      this.records.delete(id);
+      this.collectLinks();
+      return unmounted;
+    });
+  }
+
+  /** What the container changed, as `docker diff` lists it (0 modified, 1 added, 2 deleted), sorted by path. */
+  async changes(id: string): Promise<Change[]> {
+    const record = this.record(id);
+    return rootfsChanges(this.upperDir(id), record.lowerDirs);
+  }
+
+  /** The container's changes as a layer tar, whiteouts as `.wh.` entries: what a commit stores. */
+  exportChanges(id: string): Readable {
+    this.record(id);
+    return changesArchive(this.upperDir(id));
+  }
+
+  upperDir(id: string): string {
+    return path.join(this.dir(id), 'upper');
+  }
+
+  mergedDir(id: string): string {
+    return path.join(this.dir(id), 'merged');
+  }
+
+  private dir(id: string): string {
+    return path.join(this.root, id);
+  }
+
+  private emptyDir(): string {
+    return path.join(this.root, EMPTY_DIR);
+  }
+
+  private record(id: string): RootfsRecord {
+    const record = this.records.get(id);
+    if (record === undefined) throw notFound(`no such root filesystem: ${id}`);
+    return record;
+  }
+
+  private async unmountNow(id: string): Promise<UnmountResult> {
+    const merged = this.mergedDir(id);
+    if (mountCount(merged) === 0) return 'not-mounted';
+    let result: UnmountResult = 'unmounted';
+    // more than one mount may sit there (a mount made by hand over berth's): all go
+    for (let left = mountCount(merged); left > 0; left = mountCount(merged)) {
+      if ((await unmountPath(merged)) === 'detached') result = 'detached';
+      if (mountCount(merged) >= left) throw new EngineError('system', `cannot unmount ${merged}: it is still mounted`);
+    }
+    return result;
+  }
+
+  /**
+   * mount's options, target and working directory: the layers' own paths when they fit in a page,
+   * else the short links relative to the store's root; an error when neither fits.
+   */
+  private mountArguments(record: RootfsRecord): { options: string; target: string; cwd: string; links: Array<[string, string]> } {
+    const limit = mountOptionsLimit();
+    const absolute = overlayOptions({ lowerDirs: record.lowerDirs, upperDir: this.upperDir(record.id), workDir: path.join(this.dir(record.id), 'work') });
+    const plain = [this.root, ...record.lowerDirs].every(isPlainOptionPath);
+    if (plain && Buffer.byteLength(absolute) <= limit) return { options: absolute, target: this.mergedDir(record.id), cwd: '/', links: [] };
+    const links = record.lowerDirs.map((dir) => path.join(LINKS_DIR, linkName(dir)));
+    const relative = overlayOptions({ lowerDirs: links, upperDir: path.join(record.id, 'upper'), workDir: path.join(record.id, 'work') });
+    if (Buffer.byteLength(relative) > limit) {
+      throw invalidParameter(
+        `cannot mount a root filesystem of ${record.lowerDirs.length} layers: its overlay mount options take ${Buffer.byteLength(relative)} bytes, over the kernel's limit of ${limit}`,
+      );
+    }
+    return { options: relative, target: path.join(record.id, 'merged'), cwd: this.root, links: links.map((link, i) => [link, record.lowerDirs[i]]) };
+  }
+
+  /** `<root>/l/<short>` → the layer directory; links are derived from the records, made when needed. */
+  private ensureLink(link: string, target: string): void {
+    const file = path.join(this.root, link);
+    try {
+      if (readlinkSync(file) === target) return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    const tmp = `${file}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    symlinkSync(target, tmp);
+    renameSync(tmp, file);
+  }
+
+  /** Deletes the links that no root filesystem uses any more. */
+  private collectLinks(): void {
+    const used = new Set<string>();
+    for (const record of this.records.values()) for (const dir of record.lowerDirs) used.add(linkName(dir));
+    const linksDir = path.join(this.root, LINKS_DIR);
+    for (const name of readdirSync(linksDir)) if (!used.has(name)) rmSync(path.join(linksDir, name), { force: true });
+  }
+
+  private exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(id) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(id, settled);
+    void settled.then(() => {
+      if (this.queues.get(id) === settled) this.queues.delete(id);
+    });
+    return next;
+  }
+}
+
+/** A short name for a layer directory's link, the same for every root filesystem using that layer. */
+function linkName(dir: string): string {
+  const digest = createHash('sha256').update(dir).digest();
+  let bits = 0;
+  let value = 0;
+  let name = '';
+  for (const byte of digest) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && name.length < LINK_NAME_LENGTH) {
+      name += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  return name;
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
