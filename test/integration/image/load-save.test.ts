@@ -70,6 +70,16 @@ describe('POST /images/load of a docker save archive', () => {
     assert.equal((inspect.Config as { Labels: Record<string, string> }).Labels['org.example.kind'], 'test');
   });
 
+  it('answers inspect with dockerd 20.10\'s fields, the same at 1.25, 1.40 and 1.41', async () => {
+    // dockerd 20.10 sends this shape at every version (the 1.25 spec's VendorVersion and
+    // RootFS.BaseLayer are not sent by it either)
+    const fields = ['Architecture', 'Author', 'Comment', 'Config', 'Container', 'ContainerConfig', 'Created', 'DockerVersion', 'GraphDriver', 'Id', 'Metadata', 'Os', 'Parent', 'RepoDigests', 'RepoTags', 'RootFS', 'Size', 'VirtualSize'];
+    for (const prefix of ['/v1.25', '/v1.40', '/v1.41']) {
+      const inspect = (await d.request('GET', `${prefix}/images/test/multi:v1/json`)).json() as Record<string, unknown>;
+      assert.deepEqual(Object.keys(inspect).sort(), fields, prefix);
+    }
+  });
+
   it('unpacks layers that overlayfs stacks into the right filesystem', async () => {
     const inspect = (await d.request('GET', `/images/${image.id}/json`)).json() as { GraphDriver: { Data: { UpperDir: string; LowerDir: string } } };
     const lowers = [inspect.GraphDriver.Data.UpperDir, ...inspect.GraphDriver.Data.LowerDir.split(':')];
