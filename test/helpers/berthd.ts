@@ -26,10 +26,18 @@ export interface StartOptions {
 
 const live = new Set<ChildProcess>();
 const dirs = new Set<string>();
-process.on('exit', () => {
+function cleanUp(): void {
   for (const p of live) p.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+}
+process.on('exit', cleanUp);
+// a test file the runner stops (a timeout, Ctrl-C) dies by a signal, which skips 'exit' handlers
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    cleanUp();
+    process.exit(128 + (signal === 'SIGTERM' ? 15 : 2));
+  });
+}
 
 export function tempDir(prefix = 'berth-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
