@@ -16,11 +16,19 @@ const runtimePackages = [
   { command: 'setfattr', pkg: 'attr' },
   // zstd-compressed image layers (src/image/archive/layer-compression.ts)
   { command: 'zstd', pkg: 'zstd' },
+  // the OCI runtime that runs containers (src/runtime/runc.ts)
+  { command: 'runc', pkg: 'runc' },
+  // each container's monitor: holds its stdio, writes its log and exit code (src/runtime/conmon.ts)
+  { command: 'conmon', pkg: 'conmon' },
+  // the init process of `docker run --init`, bind-mounted into the container as pid 1
+  { command: 'catatonit', pkg: 'catatonit' },
 ];
 const testPackages = [
   // the docker CLI, when the machine has none; its daemon is never started (see installDebianPackages)
   { command: 'docker', pkg: 'docker.io' },
   { command: 'openssl', pkg: 'openssl' },
+  // the static /bin/busybox the tests' offline busybox image is made of (test/helpers/busybox-image.ts)
+  { command: 'busybox', pkg: 'busybox-static' },
 ];
 
 function run(cmd, args, opts = {}) {
