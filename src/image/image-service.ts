@@ -14,7 +14,7 @@ import { parseImageConfig, type ImageConfig } from './image-config.js';
 import { NoSuchImageError } from './image-errors.js';
 import { ImageRecords, type ImageRecord } from './image-records.js';
 import { LayerStore } from './layer-store.js';
-import { familiarString, formatReference, parseNormalizedReference, withDefaultTag, validateTag, type ImageReference } from './reference.js';
+import { familiarString, formatReference, isImageIdLike, parseNormalizedReference, validateTag, withDefaultTag, type ImageReference } from './reference.js';
 import { isCompressed, openLayerTar } from './archive/layer-compression.js';
 import { writeSaveArchive } from './archive/save-archive.js';
 import { applyChanges, parseChanges } from './config-changes.js';
@@ -137,8 +137,8 @@ export class ImageService {
       const id = this.records.resolve(formatReference(ref));
       if (id !== undefined) return id;
     }
-    const prefix = refOrId.startsWith('sha256:') ? refOrId.slice(7) : refOrId;
-    if (/^[0-9a-f]{1,64}$/.test(prefix)) {
+    if (isImageIdLike(refOrId)) {
+      const prefix = refOrId.startsWith('sha256:') ? refOrId.slice(7) : refOrId;
       const found = this.records.all().filter((r) => r.id.slice(7).startsWith(prefix));
       if (found.length === 1) return found[0].id;
       if (found.length > 1) throw invalidParameter(`ambiguous image ID prefix ${refOrId}: it names ${found.length} images`);

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import path from 'node:path';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import type { Staging } from '../store/staging.js';
-import { chainIds, digestHex, isDigest, type Digest } from './digest.js';
+import { chainIds, digestHex, type Digest } from './digest.js';
 
 export interface LayerRecord {
   chainId: Digest;
@@ -91,8 +91,4 @@ export class LayerStore {
       throw err;
     }
   }
-}
-
-export function isLayerDirName(name: string): boolean {
-  return isDigest(`sha256:${name}`);
 }

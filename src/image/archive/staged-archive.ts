@@ -91,7 +91,7 @@ export class StagedArchive {
 }
 
 /** `./a/b` and `/a/b` → `a/b`; a name that climbs out of the archive is refused. */
-export function cleanName(name: string): string {
+function cleanName(name: string): string {
   const cleaned = path.posix.normalize(`/${name}`).slice(1).replace(/\/$/, '');
   if (name.split('/').includes('..') && path.posix.normalize(name).startsWith('..')) {
     throw invalidParameter(`invalid image archive: the entry ${JSON.stringify(name)} points outside the archive`);
