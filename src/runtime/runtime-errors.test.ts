@@ -1,7 +1,7 @@
 // runc 1.1.5's own words (its JSON log lines and stderr), as collected on Debian 12.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ContainerStartError, RuntimeError, runtimeLogErrors, runtimeMessage, translateRuntimeError } from './runtime-errors.js';
+import { ContainerCommandError, RuntimeError, runtimeLogErrors, runtimeMessage, translateRuntimeError } from './runtime-errors.js';
 
 const log = (msg: string, level = 'error') => JSON.stringify({ level, msg, time: '2026-11-22T13:25:22Z' });
 
@@ -16,18 +16,18 @@ describe('runtime errors', () => {
 
   it('gives 127 for a missing command, in the shape Docker 20.10 printed it', () => {
     const err = translateRuntimeError('create', 'c1', 'runc create failed: unable to start container process: exec: "nope": executable file not found in $PATH');
-    assert.ok(err instanceof ContainerStartError);
+    assert.ok(err instanceof ContainerCommandError);
     assert.equal(err.kind, 'invalidParameter');
     assert.equal(err.exitCode, 127);
     assert.equal(err.message, 'OCI runtime create failed: unable to start container process: exec: "nope": executable file not found in $PATH: unknown');
     const missing = translateRuntimeError('create', 'c1', 'runc create failed: unable to start container process: exec: "/nope/x": stat /nope/x: no such file or directory');
-    assert.equal((missing as ContainerStartError).exitCode, 127);
+    assert.equal((missing as ContainerCommandError).exitCode, 127);
   });
 
   it('gives 126 for a command that cannot be executed', () => {
     for (const msg of ['runc create failed: unable to start container process: exec: "/tmp": permission denied', 'exec /bin/badfmt: exec format error']) {
       const err = translateRuntimeError('create', 'c1', msg);
-      assert.ok(err instanceof ContainerStartError, msg);
+      assert.ok(err instanceof ContainerCommandError, msg);
       assert.equal(err.exitCode, 126);
       assert.match(err.message, /^OCI runtime create failed: .*: unknown$/);
     }
@@ -35,7 +35,7 @@ describe('runtime errors', () => {
 
   it('gives 127 and dockerd’s hint for a mount onto the wrong kind of file', () => {
     const err = translateRuntimeError('run', 'c1', 'runc run failed: unable to start container process: error during container init: error mounting "/x" to rootfs at "/etc/hostname": not a directory');
-    assert.equal((err as ContainerStartError).exitCode, 127);
+    assert.equal((err as ContainerCommandError).exitCode, 127);
     assert.match(err.message, /not a directory: unknown: Are you trying to mount a directory onto a file \(or vice-versa\)\?/);
   });
 
@@ -63,7 +63,7 @@ describe('runtime errors', () => {
 
   it('keeps a missing file outside start as a plain runtime error', () => {
     const err = translateRuntimeError('update', 'c1', 'open /sys/fs/cgroup/x: no such file or directory');
-    assert.ok(!(err instanceof ContainerStartError));
+    assert.ok(!(err instanceof ContainerCommandError));
     assert.equal(err.kind, 'system');
   });
 });

@@ -9,14 +9,17 @@ import { EngineError, type ErrorKind } from '../errors.js';
 
 export type RuntimeOperation = 'create' | 'start' | 'run' | 'state' | 'kill' | 'delete' | 'pause' | 'resume' | 'update' | 'list';
 
-/** The container's process could not be started: its command is missing (127) or cannot be run (126). */
-export class ContainerStartError extends EngineError {
+/**
+ * The container's command could not be started: it is missing (127) or cannot be run (126).
+ * (conmon.ts's ContainerStartError carries runc's raw words; translateRuntimeError sorts them.)
+ */
+export class ContainerCommandError extends EngineError {
   /** what Docker records as the container's exit code */
   readonly exitCode: 126 | 127;
 
   constructor(message: string, exitCode: 126 | 127) {
     super('invalidParameter', message);
-    this.name = 'ContainerStartError';
+    this.name = 'ContainerCommandError';
     this.exitCode = exitCode;
   }
 }
@@ -83,10 +86,10 @@ export function translateRuntimeError(operation: RuntimeOperation, id: string, r
   const startsProcess = operation === 'create' || operation === 'run' || operation === 'start';
   if (startsProcess) {
     const docker = `OCI runtime ${operation === 'start' ? 'start' : 'create'} failed: ${msg}: unknown`;
-    if (lower.includes('executable file not found') || lower.includes('no such file or directory')) return new ContainerStartError(docker, 127);
-    if (lower.includes('permission denied') || lower.includes('exec format error')) return new ContainerStartError(docker, 126);
+    if (lower.includes('executable file not found') || lower.includes('no such file or directory')) return new ContainerCommandError(docker, 127);
+    if (lower.includes('permission denied') || lower.includes('exec format error')) return new ContainerCommandError(docker, 126);
     if (lower.includes('not a directory')) {
-      return new ContainerStartError(`${docker}: Are you trying to mount a directory onto a file (or vice-versa)? Check if the specified host path exists and is the expected type`, 127);
+      return new ContainerCommandError(`${docker}: Are you trying to mount a directory onto a file (or vice-versa)? Check if the specified host path exists and is the expected type`, 127);
     }
   }
   if (lower === 'container does not exist' || lower.includes('container does not exist')) {

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { applyLayer } from '../../../src/image/archive/layer-applier.js';
 import { ociSpec, type ContainerSpecInput } from '../../../src/runtime/oci-spec.js';
 import { Runc, type RuncStatus } from '../../../src/runtime/runc.js';
-import { ContainerStartError, RuntimeError } from '../../../src/runtime/runtime-errors.js';
+import { ContainerCommandError, RuntimeError } from '../../../src/runtime/runtime-errors.js';
 import { tempDir } from '../../helpers/berthd.js';
 import { BUSYBOX_PATH, busyboxLayer } from '../../helpers/busybox-image.js';
 
@@ -152,15 +152,15 @@ describe('runc', () => {
 
   it("refuses a missing command with Docker's message and exit code 127, at create and run", async () => {
     const expected = 'OCI runtime create failed: unable to start container process: exec: "nope": executable file not found in $PATH: unknown';
-    await assert.rejects(runc.create('missing', bundle('missing', ['nope']), { pidFile: path.join(dir, 'missing.pid') }), (err: ContainerStartError) => {
-      assert.ok(err instanceof ContainerStartError);
+    await assert.rejects(runc.create('missing', bundle('missing', ['nope']), { pidFile: path.join(dir, 'missing.pid') }), (err: ContainerCommandError) => {
+      assert.ok(err instanceof ContainerCommandError);
       assert.equal(err.kind, 'invalidParameter');
       assert.equal(err.exitCode, 127);
       assert.equal(err.message, expected);
       return true;
     });
     await runc.delete('missing', { force: true });
-    await assert.rejects(runc.run('missing-run', bundle('missing-run', ['/no/such/thing'])), (err: ContainerStartError) => {
+    await assert.rejects(runc.run('missing-run', bundle('missing-run', ['/no/such/thing'])), (err: ContainerCommandError) => {
       assert.equal(err.exitCode, 127);
       assert.match(err.message, /exec: "\/no\/such\/thing": stat \/no\/such\/thing: no such file or directory/);
       return true;
@@ -168,7 +168,7 @@ describe('runc', () => {
   });
 
   it('refuses a command that cannot be executed with exit code 126', async () => {
-    await assert.rejects(runc.run('noexec', bundle('noexec', ['/etc/passwd'])), (err: ContainerStartError) => {
+    await assert.rejects(runc.run('noexec', bundle('noexec', ['/etc/passwd'])), (err: ContainerCommandError) => {
       assert.equal(err.exitCode, 126);
       assert.equal(err.message, 'OCI runtime create failed: unable to start container process: exec: "/etc/passwd": permission denied: unknown');
       return true;
