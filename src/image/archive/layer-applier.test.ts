@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { pack, type Header } from 'tar-stream';
+import type { Header } from 'tar-stream';
 import { EngineError } from '../../errors.js';
 import { applyLayer } from './layer-applier.js';
 import { cleanArchivePath } from './safe-path.js';
+import { tarOf } from '../../../test/helpers/image-archives.js';
 
 type EntrySpec = Partial<Header> & { name: string; pax?: Record<string, string>; data?: string | Buffer };
 
@@ -35,24 +36,9 @@ function assertNothingOutside(c: { dir: string; sentinel: string }, outsideFiles
   assert.deepEqual(readdirSync(path.join(c.dir, 'outside')).sort(), [...outsideFiles].sort());
 }
 
-async function makeTar(entries: EntrySpec[]): Promise<Buffer> {
-  const p = pack();
-  const chunks: Buffer[] = [];
-  p.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-  const done = new Promise<void>((resolve, reject) => {
-    p.on('end', resolve);
-    p.on('error', reject);
-  });
-  for (const { data, ...header } of entries) {
-    const full = { mtime: MTIME, uid: 0, gid: 0, ...header };
-    // a file's entry waits for its data; other types have none
-    const isFile = full.type === undefined || full.type === 'file';
-    if (data !== undefined || isFile) p.entry(full, data ?? '');
-    else p.entry(full);
-  }
-  p.finalize();
-  await done;
-  return Buffer.concat(chunks);
+/** The tests' tars: fixed times and root ownership unless an entry says otherwise. */
+function makeTar(entries: EntrySpec[]): Promise<Buffer> {
+  return tarOf(entries.map(({ data, ...header }) => ({ mtime: MTIME, uid: 0, gid: 0, ...header, content: data })));
 }
 
 function apply(target: string, tar: Buffer, lowerDirs: string[] = [], signal?: AbortSignal) {

@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { extract, pack, type Header } from 'tar-stream';
+import { extract, type Header } from 'tar-stream';
 import { EngineError } from '../../errors.js';
 import { Staging } from '../../store/staging.js';
 import { applyLayer } from '../archive/layer-applier.js';
@@ -36,6 +36,7 @@ import { displayPath, toBytePath } from './byte-path.js';
 import { mountPoints } from './overlay-mount.js';
 import { RootfsStore, type Change } from './rootfs-store.js';
 import { parseGetfattrDump } from './xattr-dump.js';
+import { tarOf } from '../../../test/helpers/image-archives.js';
 
 type EntrySpec = Partial<Header> & { name: string; data?: string };
 
@@ -59,22 +60,9 @@ const chains = new Map<Digest, string[]>();
 const staging = new Staging(path.join(scratch, 'staging'));
 const store = new RootfsStore({ root: path.join(scratch, 'rootfs'), staging, layerDirs: (chainId) => chains.get(chainId) ?? [] });
 
-async function makeTar(entries: EntrySpec[]): Promise<Buffer> {
-  const p = pack();
-  const chunks: Buffer[] = [];
-  p.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-  const done = new Promise<void>((resolve, reject) => {
-    p.on('end', resolve);
-    p.on('error', reject);
-  });
-  for (const { data, ...header } of entries) {
-    const full = { mtime: MTIME, uid: 0, gid: 0, ...header };
-    if (full.type === undefined || full.type === 'file') p.entry(full, data ?? '');
-    else p.entry(full);
-  }
-  p.finalize();
-  await done;
-  return Buffer.concat(chunks);
+/** The tests' tars: fixed times and root ownership unless an entry says otherwise. */
+function makeTar(entries: EntrySpec[]): Promise<Buffer> {
+  return tarOf(entries.map(({ data, ...header }) => ({ mtime: MTIME, uid: 0, gid: 0, ...header, content: data })));
 }
 
 /** A layer directory made by applyLayer on top of `parent` (a chain ID), registered as a chain. */
