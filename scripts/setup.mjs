@@ -27,8 +27,9 @@ const testPackages = [
   // the docker CLI, when the machine has none; its daemon is never started (see installDebianPackages)
   { command: 'docker', pkg: 'docker.io' },
   { command: 'openssl', pkg: 'openssl' },
-  // the static /bin/busybox the tests' offline busybox image is made of (test/helpers/busybox-image.ts)
-  { command: 'busybox', pkg: 'busybox-static' },
+  // the static /bin/busybox the tests' offline busybox image is made of (test/helpers/busybox-image.ts);
+  // checked by package, since Debian's dynamic busybox provides the same command
+  { pkg: 'busybox-static' },
 ];
 
 function run(cmd, args, opts = {}) {
@@ -40,8 +41,18 @@ function hasCommand(name) {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
 
+function hasPackage(pkg) {
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() === 'install ok installed';
+}
+
+/** An entry is there when its command is (any package may provide it), or else its package is installed. */
+function present(wanted) {
+  return wanted.command !== undefined ? hasCommand(wanted.command) : hasPackage(wanted.pkg);
+}
+
 function installDebianPackages(wanted) {
-  const missing = [...new Set(wanted.filter((w) => !hasCommand(w.command)).map((w) => w.pkg))];
+  const missing = [...new Set(wanted.filter((w) => !present(w)).map((w) => w.pkg))];
   if (missing.length === 0) return;
   if (process.getuid?.() !== 0) throw new Error(`berth needs these Debian packages: ${missing.join(' ')}; install them as root`);
   console.log(`setup: installing Debian packages: ${missing.join(' ')}`);
