@@ -161,7 +161,7 @@ export class ImageService {
   }
 
   /** Points repo:tag at an image. */
-  tag(refOrId: string, repo: string, tag: string): string {
+  tag(refOrId: string, repo: string, tag: string): void {
     const id = this.resolveId(refOrId);
     if (tag !== '') validateTag(tag);
     const parsed = parseNormalizedReference(repo);
@@ -172,7 +172,6 @@ export class ImageService {
     this.records.setRefs([[formatReference(ref), id]]);
     this.touch(id);
     this.events.publish('image', 'tag', { id, attributes: { name: familiarString(ref) } });
-    return familiarString(ref);
   }
 
   /** DELETE /images/{name}: untags a reference, and deletes the image when nothing names it any more. */
@@ -182,19 +181,15 @@ export class ImageService {
     const refs = this.records.refsOf(id);
     const byId = isIdReference(refOrId, id);
     if (!byId) {
-      const ref = formatReference(withDefaultTag(parseNormalizedReference(refOrId)));
-      this.records.removeRef(ref);
-      items.push({ untagged: familiarString(withDefaultTag(parseNormalizedReference(refOrId))) });
+      const ref = withDefaultTag(parseNormalizedReference(refOrId));
+      this.records.removeRef(formatReference(ref));
+      items.push({ untagged: familiarString(ref) });
       this.events.publish('image', 'untag', { id, attributes: { name: id } });
       if (this.records.refsOf(id).length > 0) return items;
     } else if (refs.length > 1 && !opts.force && new Set(refs.map(repositoryOf)).size > 1) {
       throw conflict(`conflict: unable to delete ${shortId(id)} (must be forced) - image is referenced in multiple repositories`);
     } else {
-      for (const ref of refs) {
-        this.records.removeRef(ref);
-        items.push({ untagged: familiarString(parseNormalizedReference(ref)) });
-        this.events.publish('image', 'untag', { id, attributes: { name: id } });
-      }
+      items.push(...this.untagAll(id, refs));
     }
     items.push(...this.deleteImage(id, opts.prune));
     return items;
@@ -251,11 +246,7 @@ export class ImageService {
       if (opts.danglingOnly && image.refs.length > 0) continue;
       if (opts.untilMs !== undefined && Date.parse(image.config.created ?? '') >= opts.untilMs) continue;
       if (opts.labels && !opts.labels((image.config.config?.Labels as Record<string, string> | null | undefined) ?? {})) continue;
-      for (const ref of image.refs) {
-        this.records.removeRef(ref);
-        items.push({ untagged: familiarString(parseNormalizedReference(ref)) });
-      }
-      items.push(...this.deleteImage(image.id, true));
+      items.push(...this.untagAll(image.id, image.refs), ...this.deleteImage(image.id, true));
     }
     const reclaimedBytes = sizeBefore - this.layers.list().reduce((sum, l) => sum + l.sizeBytes, 0);
     this.events.publish('image', 'prune', { id: '', attributes: { reclaimed: String(reclaimedBytes) } });
@@ -379,6 +370,14 @@ export class ImageService {
     this.blobs.putBytes(configBytes);
     if (!this.records.get(id)) this.records.put({ id });
     this.configs.set(id, config);
+  }
+
+  /** Reports and announces the untagging of every name of an image about to be deleted (which drops them in one write). */
+  private untagAll(id: Digest, refs: string[]): DeleteItem[] {
+    return refs.map((ref) => {
+      this.events.publish('image', 'untag', { id, attributes: { name: id } });
+      return { untagged: familiarString(parseNormalizedReference(ref)) };
+    });
   }
 
   private deleteImage(id: Digest, prune: boolean): DeleteItem[] {
@@ -511,8 +510,10 @@ function isIdReference(refOrId: string, id: Digest): boolean {
   return /^[0-9a-f]+$/.test(hex) && id.slice(7).startsWith(hex);
 }
 
+/** The full repository name of a stored reference, without its tag or digest. */
 function repositoryOf(ref: string): string {
-  return ref.replace(/[:@][^/:@]*$/, '');
+  const { domain, path } = parseNormalizedReference(ref);
+  return formatReference({ domain, path });
 }
 
 function shortId(id: Digest): string {

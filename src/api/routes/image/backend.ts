@@ -7,7 +7,7 @@ export interface ImageBackend {
   list(): Image[];
   get(refOrId: string): Image;
   history(refOrId: string): HistoryRow[];
-  tag(refOrId: string, repo: string, tag: string): string;
+  tag(refOrId: string, repo: string, tag: string): void;
   remove(refOrId: string, opts: { force: boolean; prune: boolean }): DeleteItem[];
   load(source: Readable, signal?: AbortSignal): Promise<string[]>;
   saveArchive(names: string[], signal?: AbortSignal): Readable;
