@@ -101,8 +101,10 @@ export interface ContainerSpecInput {
   cgroupsPath: string;
   /** pid, network, ipc, uts: 'private' by default; cgroup: 'host' by default (cgroup v1 and hybrid hosts) */
   namespaces?: Partial<Record<NamespaceType, NamespaceMode>>;
-  /** /dev/shm: a tmpfs of this size (private IPC), or a directory bind-mounted there (shareable IPC, container:) */
-  shm?: { sizeBytes: number } | { hostPath: string };
+  /** /dev/shm: a tmpfs of this size (private IPC), a directory bind-mounted there (shareable IPC, container:), or none at all (IpcMode none) */
+  shm?: { sizeBytes: number } | { hostPath: string } | 'none';
+  /** HostConfig.Privileged: /sys and the cgroup mount writable, every device allowed, no masked or read-only paths (unless given) */
+  privileged?: boolean;
   /** The container's mounts (binds, volumes, tmpfs, /etc/hosts...), after the defaults; one at a default's destination replaces that default, and one at /dev drops the defaults under /dev. */
   mounts?: OciMount[];
   /** bounding, effective and permitted (inheritable stays empty); Docker's defaults when absent */
@@ -123,6 +125,8 @@ export interface ContainerSpecInput {
   resources?: Record<string, unknown>;
   /** a seccomp profile in the spec's shape; none when absent */
   seccomp?: Record<string, unknown>;
+  /** linux.rootfsPropagation: 'rslave' or 'rshared' when a bind mount asks for it; runc's default (rprivate) when absent */
+  rootfsPropagation?: string;
 }
 
 /** The OCI spec's JSON shape, as far as berth writes it. */
@@ -152,6 +156,7 @@ export interface OciSpec {
     readonlyPaths: string[];
     sysctl?: Record<string, string>;
     seccomp?: Record<string, unknown>;
+    rootfsPropagation?: string;
   };
 }
 
@@ -170,9 +175,11 @@ export function defaultDeviceCgroupRules(): OciDeviceCgroupRule[] {
   ];
 }
 
-function defaultMounts(shm: NonNullable<ContainerSpecInput['shm']>, ipc: NamespaceMode): OciMount[] {
-  const shmMount: OciMount =
-    ipc === 'host'
+function defaultMounts(shm: NonNullable<ContainerSpecInput['shm']>, ipc: NamespaceMode, privileged: boolean): OciMount[] {
+  const shmMount: OciMount | undefined =
+    shm === 'none'
+      ? undefined
+      : ipc === 'host'
       ? { destination: '/dev/shm', type: 'bind', source: '/dev/shm', options: ['rbind', 'nosuid', 'noexec', 'nodev'] }
       : 'hostPath' in shm
         ? { destination: '/dev/shm', type: 'bind', source: shm.hostPath, options: ['rbind', 'rprivate'] }
@@ -181,14 +188,16 @@ function defaultMounts(shm: NonNullable<ContainerSpecInput['shm']>, ipc: Namespa
     ipc === 'host'
       ? { destination: '/dev/mqueue', type: 'bind', source: '/dev/mqueue', options: ['rbind', 'nosuid', 'noexec', 'nodev'] }
       : { destination: '/dev/mqueue', type: 'mqueue', source: 'mqueue', options: ['rw', 'nosuid', 'noexec', 'nodev'] };
+  // a privileged container may write /sys and its cgroups (moby's WithMounts clears their ro)
+  const sysMode = privileged ? 'rw' : 'ro';
   return [
     { destination: '/proc', type: 'proc', source: 'proc', options: ['rw', 'nosuid', 'noexec', 'nodev'] },
     { destination: '/dev', type: 'tmpfs', source: 'tmpfs', options: ['rw', 'nosuid', 'strictatime', 'mode=755', 'size=65536k'] },
     { destination: '/dev/pts', type: 'devpts', source: 'devpts', options: ['rw', 'nosuid', 'noexec', 'newinstance', 'ptmxmode=0666', 'mode=0620', 'gid=5'] },
-    { destination: '/sys', type: 'sysfs', source: 'sysfs', options: ['ro', 'nosuid', 'noexec', 'nodev'] },
-    { destination: '/sys/fs/cgroup', type: 'cgroup', source: 'cgroup', options: ['ro', 'nosuid', 'noexec', 'nodev'] },
+    { destination: '/sys', type: 'sysfs', source: 'sysfs', options: [sysMode, 'nosuid', 'noexec', 'nodev'] },
+    { destination: '/sys/fs/cgroup', type: 'cgroup', source: 'cgroup', options: [sysMode, 'nosuid', 'noexec', 'nodev'] },
     mqueue,
-    shmMount,
+    ...(shmMount ? [shmMount] : []),
   ];
 }
 
@@ -212,7 +221,8 @@ export function ociSpec(input: ContainerSpecInput): OciSpec {
   const userMounts = input.mounts ?? [];
   const userDestinations = new Set(userMounts.map((m) => normalizeDestination(m.destination)));
   const mountsDev = userDestinations.has('/dev');
-  const defaults = defaultMounts(input.shm ?? { sizeBytes: DEFAULT_SHM_SIZE_BYTES }, ipc).filter(
+  const privileged = input.privileged ?? false;
+  const defaults = defaultMounts(input.shm ?? { sizeBytes: DEFAULT_SHM_SIZE_BYTES }, ipc, privileged).filter(
     (m) => !userDestinations.has(m.destination) && !(mountsDev && m.destination.startsWith('/dev/')),
   );
   const caps = [...(input.capabilities ?? DEFAULT_CAPABILITIES)];
@@ -232,12 +242,16 @@ export function ociSpec(input: ContainerSpecInput): OciSpec {
     root: { path: input.rootfsPath, readonly: input.readonlyRootfs ?? false },
     mounts: [...defaults, ...userMounts.map((m) => ({ ...m, ...(m.options ? { options: [...m.options] } : {}) }))],
     linux: {
-      resources: { ...input.resources, devices: [...defaultDeviceCgroupRules(), ...(input.deviceCgroupRules ?? [])] },
+      resources: {
+        ...input.resources,
+        // privileged: every device (moby's WithDevices replaces the rules with one allow-all)
+        devices: privileged ? [{ allow: true, access: 'rwm' }] : [...defaultDeviceCgroupRules(), ...(input.deviceCgroupRules ?? [])],
+      },
       cgroupsPath: input.cgroupsPath,
       namespaces: namespaces(input.namespaces),
       devices: [...(input.devices ?? [])],
-      maskedPaths: [...(input.maskedPaths ?? DEFAULT_MASKED_PATHS)],
-      readonlyPaths: [...(input.readonlyPaths ?? DEFAULT_READONLY_PATHS)],
+      maskedPaths: [...(input.maskedPaths ?? (privileged ? [] : DEFAULT_MASKED_PATHS))],
+      readonlyPaths: [...(input.readonlyPaths ?? (privileged ? [] : DEFAULT_READONLY_PATHS))],
     },
   };
   if (spec.process.terminal && input.consoleSize) spec.process.consoleSize = { ...input.consoleSize };
@@ -247,6 +261,7 @@ export function ociSpec(input: ContainerSpecInput): OciSpec {
   if (input.hostname !== undefined && uts !== 'host') spec.hostname = input.hostname;
   if (input.sysctl && Object.keys(input.sysctl).length > 0) spec.linux.sysctl = { ...input.sysctl };
   if (input.seccomp) spec.linux.seccomp = input.seccomp;
+  if (input.rootfsPropagation) spec.linux.rootfsPropagation = input.rootfsPropagation;
   return spec;
 }
 

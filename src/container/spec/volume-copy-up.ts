@@ -1,0 +1,33 @@
+// The image's content under a volume's destination copied into the volume, as dockerd's
+// populateVolumes does at create (v20.10 container.CopyImagePathContent, copyExistingContents):
+// only into an empty volume, with owners, modes, times, links and xattrs kept, and the volume's
+// own directory then given the owner and mode of the image's.
+import { execFile } from 'node:child_process';
+import { chmodSync, chownSync, readdirSync, statSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { resolveInRoot } from './in-root-path.js';
+import type { MountPoint } from './resolve-mounts.js';
+
+const run = promisify(execFile);
+
+/** Copies into each volume marked copyData; the caller runs it once, with the container's root filesystem mounted at rootfs. */
+export async function copyImageContentToVolumes(rootfs: string, mountPoints: readonly MountPoint[]): Promise<void> {
+  for (const m of mountPoints) {
+    if (m.Type !== 'volume' || !m.copyData) continue;
+    const source = resolveInRoot(rootfs, m.Destination);
+    let st;
+    try {
+      st = statSync(source);
+    } catch {
+      continue; // nothing in the image there
+    }
+    if (!st.isDirectory()) continue;
+    if (readdirSync(m.Source).length > 0) continue;
+    if (readdirSync(source).length > 0) {
+      // cp -a keeps what tar would: owners, modes, times, links, xattrs
+      await run('cp', ['-a', '--', `${source}/.`, `${m.Source}/`]);
+    }
+    chownSync(m.Source, st.uid, st.gid);
+    chmodSync(m.Source, st.mode & 0o7777);
+  }
+}
