@@ -12,7 +12,7 @@ import { containerDevices } from './devices.js';
 import { writeEtcFiles, HOSTNAME_FILE, HOSTS_FILE, RESOLV_CONF_FILE } from './etc-files.js';
 import { resolveInRoot } from './in-root-path.js';
 import { containerNamespaces, hasPrivatePidNamespace, type ContainerLookup } from './namespaces.js';
-import type { MountPoint } from './resolve-mounts.js';
+import { cleanPath, type MountPoint } from './resolve-mounts.js';
 import { ociResources, ociRlimits } from './resources.js';
 import { containerSeccomp, parseSecurityOptions } from './seccomp.js';
 import { mountShm } from './shm.js';
@@ -185,13 +185,13 @@ function tmpfsMount(destination: string, data: string): OciMount {
 }
 
 function depth(destination: string): number {
-  return path.posix.normalize(destination).split('/').length;
+  return cleanPath(destination).split('/').length;
 }
 
 /** WorkingDir (or /), made in the root filesystem when missing, owned by root with 0755 as in Docker 20.10. */
 function workingDirectory(rootfs: string, workingDir: string | undefined): string {
   if (!workingDir) return '/';
-  const cwd = path.posix.normalize(workingDir);
+  const cwd = cleanPath(workingDir);
   const onHost = resolveInRoot(rootfs, cwd);
   try {
     mkdirSync(onHost, { recursive: true, mode: 0o755 });

@@ -62,7 +62,7 @@ export async function resolveMountPoints(input: ResolveMountsInput): Promise<Mou
   const { hostConfig: hc, volumes } = input;
   const points = new Map<string, MountPoint>();
   const userSet = new Set<string>();
-  const tmpfsDestinations = new Set(Object.keys(hc.Tmpfs ?? {}).map((d) => path.posix.normalize(d)));
+  const tmpfsDestinations = new Set(Object.keys(hc.Tmpfs ?? {}).map((d) => cleanPath(d)));
 
   for (const spec of hc.VolumesFrom ?? []) {
     const at = spec.indexOf(':');
@@ -104,7 +104,7 @@ export async function resolveMountPoints(input: ResolveMountsInput): Promise<Mou
 
   // image and Config volumes: a new anonymous volume each, unless something is mounted there already
   for (const spec of Object.keys(input.config.Volumes ?? {})) {
-    const destination = path.posix.normalize(spec);
+    const destination = cleanPath(spec);
     if (points.has(destination) || tmpfsDestinations.has(destination)) continue;
     const v = await volumes.ensure(undefined, {});
     points.set(destination, { Type: 'volume', Name: v.name, Source: v.hostPath, Destination: destination, Driver: v.driver, Mode: '', RW: true, Propagation: '', copyData: true });
@@ -121,13 +121,13 @@ export function parseBind(raw: string): MountPoint {
   const [source, target, mode = ''] = parts;
   if (!validMountMode(mode)) throw invalidParameter(`invalid mode: ${mode}`);
   if (!target.startsWith('/')) throw invalidParameter(`invalid volume specification: '${raw}': invalid mount config for type "${source.startsWith('/') ? 'bind' : 'volume'}": invalid mount path: '${target}' mount path must be absolute`);
-  const destination = path.posix.normalize(target);
+  const destination = cleanPath(target);
   if (destination === '/') throw invalidParameter(`invalid volume specification: '${raw}': invalid mount config for type "bind": invalid specification: destination can't be '/'`);
   const opts = mode.split(',');
   const rw = !opts.includes('ro');
   if (source.startsWith('/')) {
     const propagation = opts.find((o) => PROPAGATION_MODES.has(o)) ?? 'rprivate';
-    return { Type: 'bind', Source: path.posix.normalize(source), Destination: destination, Mode: mode, RW: rw, Propagation: propagation, createSource: true };
+    return { Type: 'bind', Source: cleanPath(source), Destination: destination, Mode: mode, RW: rw, Propagation: propagation, createSource: true };
   }
   return { Type: 'volume', Name: source, Source: '', Destination: destination, Mode: mode, RW: rw, Propagation: '', copyData: !opts.includes('nocopy') };
 }
@@ -147,14 +147,14 @@ function slaveUnderDaemonRoot(source: string, propagation: string, daemonRoot: s
 }
 
 async function fromMount(m: Mount, volumes: VolumeProvider, daemonRoot: string | undefined): Promise<MountPoint> {
-  const destination = path.posix.normalize(m.Target ?? '');
+  const destination = cleanPath(m.Target ?? '');
   const rw = !m.ReadOnly;
   switch (m.Type) {
     case 'bind': {
       const explicit = m.BindOptions?.Propagation ?? '';
       const point: MountPoint = {
         Type: 'bind',
-        Source: path.posix.normalize(m.Source ?? ''),
+        Source: cleanPath(m.Source ?? ''),
         Destination: destination,
         Mode: '',
         RW: rw,
@@ -188,4 +188,10 @@ export function tmpfsData(m: Mount): string {
     out.push(unit ? `size=${size / unit[1]}${unit[0]}` : `size=${size}`);
   }
   return out.join(',');
+}
+
+/** Go's path.Clean: normalized, without a trailing slash. */
+export function cleanPath(p: string): string {
+  const n = path.posix.normalize(p);
+  return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
 }
