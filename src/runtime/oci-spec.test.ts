@@ -136,6 +136,20 @@ describe('ociSpec', () => {
     assert.equal('consoleSize' in ociSpec({ ...base, consoleSize: { height: 1, width: 1 } }).process, false);
   });
 
+  it('opens /sys and the cgroups, allows every device and masks nothing for a privileged container', () => {
+    const s = ociSpec({ ...base, privileged: true, rootfsPropagation: 'rslave' });
+    const options = (d: string) => s.mounts.find((m) => m.destination === d)?.options;
+    assert.deepEqual(options('/sys'), ['rw', 'nosuid', 'noexec', 'nodev']);
+    assert.deepEqual(options('/sys/fs/cgroup'), ['rw', 'nosuid', 'noexec', 'nodev']);
+    assert.deepEqual(s.linux.resources.devices, [{ allow: true, access: 'rwm' }]);
+    assert.deepEqual([s.linux.maskedPaths, s.linux.readonlyPaths], [[], []]);
+    assert.equal(s.linux.rootfsPropagation, 'rslave');
+  });
+
+  it('has no /dev/shm for IpcMode none', () => {
+    assert.equal(ociSpec({ ...base, shm: 'none' }).mounts.some((m) => m.destination === '/dev/shm'), false);
+  });
+
   it('serialises to plain JSON without undefined fields', () => {
     const s = ociSpec(base);
     assert.deepEqual(JSON.parse(JSON.stringify(s)), s);

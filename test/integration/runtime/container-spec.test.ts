@@ -2,7 +2,7 @@
 // busybox test image's root filesystem, each effect checked from inside the container. Every
 // container, mount, cgroup and folder goes in after(), also when a test fails.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -220,5 +220,27 @@ describe('container spec', () => {
     assert.equal(readFileSync(path.join(mountPoints[0].Source, 'passwd'), 'utf8'), readFileSync(path.join(rootfs, 'etc/passwd'), 'utf8'));
     const out = await run('volume', 'grep test /etc/passwd; mount | grep -c " /etc "', { mountPoints });
     assert.equal(out, 'test:x:1000:1000::/home/test:/bin/sh\n1\n');
+  });
+
+  it("has only loopback in its own network, and joins a running container's network and pid namespaces", async () => {
+    const own = await run('loopback', 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "');
+    assert.equal(own, 'lo\n');
+
+    const donor = await build('donor', 'sleep 1000');
+    created.add('donor');
+    await runc.create('donor', donor.bundle, { pidFile: path.join(dir, 'donor.pid') });
+    await runc.start('donor');
+    const { pid } = await runc.state('donor');
+    const lookup = (idOrName: string): JoinableContainer | undefined => (idOrName === 'donor' ? { id: 'donor', pid, running: true, dir: donor.containerDir } : undefined);
+    const out = await run('joiner', 'readlink /proc/self/ns/net; readlink /proc/self/ns/pid; ps -o comm | grep -c sleep; hostname', {
+      hostConfig: { NetworkMode: 'container:donor', PidMode: 'container:donor' },
+      lookup,
+    });
+    assert.deepEqual(out.trim().split('\n'), [readlinkSync(`/proc/${pid}/ns/net`), readlinkSync(`/proc/${pid}/ns/pid`), '1', 'joiner']);
+    await assert.rejects(build('late', 'true', { hostConfig: { NetworkMode: 'container:donor' }, lookup: () => ({ id: 'donor', pid: 0, running: false }) }), {
+      kind: 'conflict',
+      message: 'cannot join network of a non running container: donor',
+    });
+    await runc.delete('donor', { force: true });
   });
 });
