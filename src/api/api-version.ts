@@ -40,6 +40,21 @@ const behaviours = {
     reason: 'HostConfig.CgroupnsMode is 1.41 only',
     source: 'seed: HostConfig.CgroupnsMode',
   },
+  defaultIpcModeShareable: {
+    until: '1.39',
+    reason: 'a create body with a HostConfig but no IpcMode gets "shareable" rather than the daemon default "private"',
+    source: 'moby v20.10.27 postContainersCreate (asked: IpcMode "shareable" at 1.25, "private" at 1.40)',
+  },
+  kernelMemoryTcpField: {
+    since: '1.40',
+    reason: 'HostConfig.KernelMemoryTCP is honoured at create; older versions have it reset to 0',
+    source: 'moby v20.10.27 postContainersCreate; seed: Resources.KernelMemoryTCP (asked: 0 at 1.25)',
+  },
+  bindNonRecursiveOption: {
+    since: '1.40',
+    reason: 'Mount.BindOptions.NonRecursive is honoured at create; older versions have it ignored',
+    source: 'moby v20.10.27 postContainersCreate; seed: Mount.BindOptions (asked: dropped at 1.25)',
+  },
 } satisfies Record<string, Behaviour>;
 
 export type BehaviourName = keyof typeof behaviours;

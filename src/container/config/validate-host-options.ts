@@ -1,0 +1,68 @@
+// The remaining HostConfig options dockerd 20.10 checks at create: restart policy (and AutoRemove),
+// log driver and options, runtime, isolation, /dev/shm size, OOM score.
+import { EngineError, invalidParameter } from '../../errors.js';
+import type { HostConfig, LogConfig } from './types.js';
+
+/** The log drivers berth has; any other name is refused as dockerd refuses a plugin it can't find. */
+export const LOG_DRIVERS = ['json-file', 'none'] as const;
+/** The runtimes berth has. */
+export const RUNTIMES = ['runc'] as const;
+
+const jsonFileOptions = new Set(['max-file', 'max-size', 'compress', 'labels', 'labels-regex', 'env', 'env-regex', 'tag']);
+
+export function validateRestartPolicy(hc: HostConfig): void {
+  const name = hc.RestartPolicy?.Name ?? '';
+  const retries = hc.RestartPolicy?.MaximumRetryCount ?? 0;
+  if (hc.AutoRemove && name !== '' && name !== 'no') throw invalidParameter("can't create 'AutoRemove' container with restart policy");
+  switch (name) {
+    case 'always':
+    case 'unless-stopped':
+    case 'no':
+      if (retries !== 0) throw invalidParameter(`maximum retry count cannot be used with restart policy '${name}'`);
+      return;
+    case 'on-failure':
+      if (retries < 0) throw invalidParameter('maximum retry count cannot be negative');
+      return;
+    case '':
+      return;
+    default:
+      throw invalidParameter(`invalid restart policy '${name}'`);
+  }
+}
+
+/** Fills the default driver and checks the options, as dockerd's mergeAndVerifyLogConfig. */
+export function mergeLogConfig(lc: LogConfig | undefined): Required<LogConfig> {
+  const out = { Type: lc?.Type || 'json-file', Config: lc?.Config ?? {} };
+  if (out.Type === 'none') return out;
+  const mode = out.Config.mode ?? '';
+  if (!['', 'blocking', 'non-blocking'].includes(mode)) throw invalidParameter(`logger: logging mode not supported: ${mode}`);
+  if ('max-buffer-size' in out.Config) {
+    if (mode !== 'non-blocking') throw invalidParameter("logger: max-buffer-size option is only supported with 'mode=non-blocking'");
+    if (!/^\d+(\.\d+)?\s*([kmgtp]i?b?|b)?$/i.test(out.Config['max-buffer-size'])) {
+      throw invalidParameter(`error parsing option max-buffer-size: invalid size: '${out.Config['max-buffer-size']}'`);
+    }
+  }
+  if (!(LOG_DRIVERS as readonly string[]).includes(out.Type)) {
+    throw invalidParameter(`error looking up logging plugin ${out.Type}: plugin "${out.Type}" not found`);
+  }
+  for (const key of Object.keys(out.Config)) {
+    if (key === 'mode' || key === 'max-buffer-size') continue;
+    if (!jsonFileOptions.has(key)) throw invalidParameter(`unknown log opt '${key}' for json-file log driver`);
+  }
+  return out;
+}
+
+/** Isolation is a decoder check in dockerd, answered with a 500 (asked). */
+export function validateIsolation(hc: HostConfig): void {
+  const isolation = hc.Isolation ?? '';
+  if (isolation !== '' && isolation.toLowerCase() !== 'default') {
+    throw new EngineError('system', `Invalid isolation: ${JSON.stringify(isolation)} - linux only supports 'default'`);
+  }
+}
+
+export function validatePlatformOptions(hc: HostConfig): void {
+  if ((hc.ShmSize ?? 0) < 0) throw invalidParameter('SHM size can not be less than 0');
+  const oom = hc.OomScoreAdj ?? 0;
+  if (oom < -1000 || oom > 1000) throw invalidParameter(`Invalid value ${oom}, range for oom score adj is [-1000, 1000]`);
+  if (hc.Runtime && !(RUNTIMES as readonly string[]).includes(hc.Runtime)) throw invalidParameter(`Unknown runtime specified ${hc.Runtime}`);
+}
