@@ -22,6 +22,8 @@ const runtimePackages = [
   { command: 'conmon', pkg: 'conmon' },
   // the init process of `docker run --init`, bind-mounted into the container as pid 1
   { command: 'catatonit', pkg: 'catatonit' },
+  // the stdin relay into conmon's SOCK_SEQPACKET attach socket, which node:net cannot open (src/runtime/stdin-relay.ts)
+  { command: 'socat', pkg: 'socat' },
 ];
 const testPackages = [
   // the docker CLI, when the machine has none; its daemon is never started (see installDebianPackages)

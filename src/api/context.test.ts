@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { EngineError } from '../errors.js';
 import { negotiateApiVersion } from './api-version.js';
 import { RequestContext } from './context.js';
+import { HijackRegistry } from './hijack.js';
 import { toErrorReply, writeErrorResponse } from './error-response.js';
 
 let server: http.Server;
@@ -13,7 +14,7 @@ let port: number;
 
 before(async () => {
   server = http.createServer(async (req, res) => {
-    const ctx = new RequestContext({ req, res, api: negotiateApiVersion(undefined), params: {}, query: new URLSearchParams(), shutdown: new AbortController().signal });
+    const ctx = new RequestContext({ req, res, api: negotiateApiVersion(undefined), params: {}, query: new URLSearchParams(), shutdown: new AbortController().signal, hijacks: new HijackRegistry() });
     try {
       ctx.json({ got: (await ctx.readJson()) ?? null });
     } catch (err) {

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidParameter } from '../errors.js';
 import type { ApiVersion } from './api-version.js';
+import type { HijackRegistry } from './hijack.js';
 import { NdjsonWriter } from './streams/ndjson-writer.js';
 
 const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
@@ -13,6 +14,8 @@ export class RequestContext {
   readonly api: ApiVersion;
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
+  /** Where a route that takes over the connection registers it, so shutdown can cut it. */
+  readonly hijacks: HijackRegistry;
   private readonly shutdown: AbortSignal;
   private controller: AbortController | undefined;
 
@@ -24,6 +27,7 @@ export class RequestContext {
     query: URLSearchParams;
     /** Fires when the daemon stops. */
     shutdown: AbortSignal;
+    hijacks: HijackRegistry;
   }) {
     this.req = opts.req;
     this.res = opts.res;
@@ -31,6 +35,7 @@ export class RequestContext {
     this.params = opts.params;
     this.query = opts.query;
     this.shutdown = opts.shutdown;
+    this.hijacks = opts.hijacks;
   }
 
   /**

@@ -8,6 +8,7 @@ import { BERTH_VERSION } from '../version.js';
 import { CURRENT_API_VERSION, negotiateApiVersion, splitVersionPrefix } from './api-version.js';
 import { RequestContext } from './context.js';
 import { toErrorReply, writeErrorResponse } from './error-response.js';
+import { HijackRegistry, wasHijacked } from './hijack.js';
 import type { Router } from './router.js';
 
 const COMMON_HEADERS: ReadonlyArray<[string, string]> = [
@@ -23,6 +24,7 @@ export class ApiServer {
   private readonly shutdown = new AbortController();
   private readonly servers = new Set<http.Server>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly hijacks = new HijackRegistry();
 
   constructor(router: Router, log: Logger) {
     this.router = router;
@@ -33,7 +35,9 @@ export class ApiServer {
   attach(server: http.Server): void {
     this.servers.add(server);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.track(this.dispatch(req, res)));
-    server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      // Bytes Node read past the head (a body, stdin) go back on the socket for the route to read.
+      if (head.length > 0) socket.unshift(head);
       // Answer through a ServerResponse bound to the raw socket; routes that hijack take it over.
       const res = new http.ServerResponse(req);
       res.shouldKeepAlive = false;
@@ -50,6 +54,7 @@ export class ApiServer {
   async close(graceMs: number): Promise<void> {
     const closed = [...this.servers].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
     this.shutdown.abort();
+    this.hijacks.closeAll();
     for (const s of this.servers) s.closeIdleConnections();
     const timer = setTimeout(() => {
       for (const s of this.servers) s.closeAllConnections();
@@ -76,14 +81,14 @@ export class ApiServer {
       const { route, params } = this.router.match(req.method ?? 'GET', path);
       const api = negotiateApiVersion(version);
       const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-      await route.handle(new RequestContext({ req, res, api, params, query, shutdown: this.shutdown.signal }));
+      await route.handle(new RequestContext({ req, res, api, params, query, shutdown: this.shutdown.signal, hijacks: this.hijacks }));
     } catch (err) {
       this.fail(req, res, err);
     }
   }
 
   private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
-    if (res.headersSent) {
+    if (res.headersSent || wasHijacked(res)) {
       // After the first byte the status is gone; a stream whose client left, or that shutdown cut, ends quietly.
       if (!res.destroyed && !this.shutdown.signal.aborted) this.log.error({ err, method: req.method, url: req.url }, 'error after the response started');
       res.destroy();
