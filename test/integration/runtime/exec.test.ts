@@ -3,6 +3,7 @@
 // cannot start, and a time limit or abort kills it in the container. Every container, cgroup and
 // folder goes in after().
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -10,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { makeHealthProbe } from '../../../src/container/health/health-probe.js';
 import { HealthMonitor, type HealthState } from '../../../src/container/health/health-monitor.js';
 import { applyLayer } from '../../../src/image/archive/layer-applier.js';
+import { isConmonAlive, startUnderConmon } from '../../../src/runtime/conmon.js';
 import { execProcess, type ExecRequest } from '../../../src/runtime/exec-process.js';
 import { ociSpec, type OciSpec } from '../../../src/runtime/oci-spec.js';
 import { Runc, type ExecOptions } from '../../../src/runtime/runc.js';
@@ -26,9 +28,16 @@ let runc: Runc;
 let spec: OciSpec;
 const created = new Set<string>();
 const monitors: HealthMonitor[] = [];
+const conmons: Array<{ pid: number; id: string }> = [];
 
 /** Creates and starts a container running `args` as the busybox image's user test (1000:1000). */
 async function startContainer(id: string, args: string[]): Promise<void> {
+  const bundle = await makeBundle(id, args);
+  await runc.create(id, bundle, { pidFile: path.join(bundle, 'init.pid') });
+  await runc.start(id);
+}
+
+async function makeBundle(id: string, args: string[]): Promise<string> {
   const bundle = path.join(dir, 'bundles', id);
   const rootfs = path.join(bundle, 'rootfs');
   mkdirSync(rootfs, { recursive: true });
@@ -44,8 +53,7 @@ async function startContainer(id: string, args: string[]): Promise<void> {
   });
   writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(s));
   created.add(id);
-  await runc.create(id, bundle, { pidFile: path.join(bundle, 'init.pid') });
-  await runc.start(id);
+  return bundle;
 }
 
 function exec(req: ExecRequest, opts?: ExecOptions) {
@@ -90,6 +98,10 @@ after(async () => {
     } catch {
       // already gone
     }
+  }
+  // each conmon ends with its container
+  for (const { pid, id } of conmons) {
+    await until('conmon to end', () => isConmonAlive(pid, id), (alive) => !alive, 5000).catch(() => process.kill(pid, 'SIGKILL'));
   }
   // runc removes each container's cgroup, not the parent berth made them under
   for (const hierarchy of existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup') : []) {
@@ -192,6 +204,38 @@ describe('runc exec', () => {
     assert.deepEqual((await commandLines()).sort(), ['sleep 1000', 'sleep 101']);
     process.kill(pid, 'SIGKILL');
     await until('the detached sleep to end', () => commandLines(), (l) => l.length === 1);
+  });
+
+  it('runs in a container that runs under conmon, as berth runs them', async () => {
+    const id = 'exec-conmon';
+    const bundle = await makeBundle(id, ['sleep', '1000']);
+    const own = path.join(dir, id);
+    const started = await startUnderConmon({
+      containerId: id,
+      name: id,
+      bundleDir: bundle,
+      runtimePath: execFileSync('sh', ['-c', 'command -v runc'], { encoding: 'utf8' }).trim(),
+      runtimeRoot: path.join(dir, 'state'),
+      runtimeLogPath: path.join(own, 'runc.log'),
+      containerPidFile: path.join(own, 'container.pid'),
+      conmonPidFile: path.join(own, 'conmon.pid'),
+      logPath: path.join(own, 'ctr.log'),
+      exitDir: path.join(dir, 'exits'),
+      persistDir: path.join(own, 'persist'),
+      socketDir: path.join(dir, 's'),
+      terminal: false,
+      stdin: false,
+    });
+    conmons.push({ pid: started.conmonPid, id });
+    await runc.start(id);
+    const s = await runc.containerSpec(id);
+    const r = await runc.exec(id, execProcess(s, { args: ['id', '-u'] }));
+    assert.deepEqual([r.exitCode, r.stdout.toString()], [0, '1000\n']);
+    await assert.rejects(runc.exec(id, execProcess(s, { args: ['sleep', '100'] }), { timeoutMs: 300 }), /did not finish within 300 ms/);
+    assert.deepEqual(await commandLines(id), ['sleep 1000']);
+    // the exec's end is not the container's: conmon has recorded no exit
+    assert.equal((await runc.state(id)).status, 'running');
+    assert.equal(existsSync(path.join(dir, 'exits', id)), false);
   });
 
   it('refuses an exec in a stopped container as a conflict', async () => {
