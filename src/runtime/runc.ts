@@ -158,6 +158,8 @@ export class Runc {
     const processFile = path.join(this.logDir, `${name}.process.json`);
     const pidFile = opts.pidFile ?? path.join(this.logDir, `${name}.pid`);
     writeFileSync(processFile, JSON.stringify(proc), { mode: 0o600 });
+    // an old pid in a reused file would name the wrong group to stop
+    rmSync(pidFile, { force: true });
     const args = ['exec', '--process', processFile, '--pid-file', pidFile];
     if (opts.detach) args.push('--detach');
     if (opts.consoleSocket !== undefined) args.push('--console-socket', opts.consoleSocket);
@@ -251,13 +253,12 @@ export class Runc {
       const pids = await this.ps(id).catch(() => []);
       for (const pid of pids) if (pid === leader || processGroupOf(pid) === leader) killQuietly(pid);
     }
-    // a process outside the group may hold the output pipes open: the call ends when runc does
-    const closePipes = () => {
-      runc.stdout?.destroy();
-      runc.stderr?.destroy();
-    };
-    if (running()) runc.once('exit', closePipes);
-    else closePipes();
+    // runc copies the process's output through pipes of its own and waits for them to close, which
+    // a process that left the group (it stays, as under Docker) can put off for as long as it runs
+    if (running()) {
+      const grace = setTimeout(() => runc.kill('SIGKILL'), RUNC_EXIT_GRACE_MS);
+      runc.once('exit', () => clearTimeout(grace));
+    }
   }
 
   private async checked(operation: RuntimeOperation, args: string[], opts: CallOptions): Promise<CallResult> {
@@ -315,6 +316,8 @@ export class Runc {
 
 /** how long a stopped exec waits for runc to name its process before runc itself is killed */
 const PID_FILE_WAIT_MS = 5000;
+/** how long runc may take to end once its process is killed */
+const RUNC_EXIT_GRACE_MS = 1000;
 
 async function readPid(file: string): Promise<number | undefined> {
   try {

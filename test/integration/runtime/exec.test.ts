@@ -60,17 +60,21 @@ function exec(req: ExecRequest, opts?: ExecOptions) {
   return runc.exec(ID, execProcess(spec, req), opts);
 }
 
-/** The command lines of the container's processes. */
-async function commandLines(id = ID): Promise<string[]> {
-  const lines: string[] = [];
+/** The container's processes with their command lines. */
+async function processes(id = ID): Promise<Array<{ pid: number; commandLine: string }>> {
+  const out: Array<{ pid: number; commandLine: string }> = [];
   for (const pid of await runc.ps(id)) {
     try {
-      lines.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' '));
+      out.push({ pid, commandLine: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ') });
     } catch {
       // gone since
     }
   }
-  return lines;
+  return out;
+}
+
+async function commandLines(id = ID): Promise<string[]> {
+  return (await processes(id)).map((p) => p.commandLine);
 }
 
 async function until<T>(what: string, get: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -177,6 +181,11 @@ describe('runc exec', () => {
     // a shell's children go with it: they are in its process group
     await assert.rejects(exec({ args: ['sh', '-c', 'sleep 100; echo never'] }, { timeoutMs: 300 }), /did not finish within 300 ms/);
     assert.deepEqual(await commandLines(), ['sleep 1000']);
+    // one that left the group stays (as under Docker), but does not hold the call with the output pipes it has
+    await assert.rejects(exec({ args: ['sh', '-c', 'setsid sleep 99 & sleep 100'] }, { timeoutMs: 300 }), /did not finish within 300 ms/);
+    assert.deepEqual((await commandLines()).sort(), ['sleep 1000', 'sleep 99']);
+    for (const { pid } of (await processes()).filter((p) => p.commandLine === 'sleep 99')) process.kill(pid, 'SIGKILL');
+    await until('the stray sleep to end', () => commandLines(), (l) => l.length === 1);
   });
 
   it('kills the process on abort, and fails with the reason', async () => {
