@@ -199,6 +199,15 @@ describe('HealthMonitor', () => {
     assert.deepEqual(changes[0][0].Log.map((e) => e.Output), ['2', '3', '4', '5', 'run 2\n']);
   });
 
+  it('waits an Interval longer than Node’s timers reach (24.8 days)', async () => {
+    const { probe, calls } = scriptedProbe([0]);
+    const { m } = monitor({ probe, config: { Test: ['CMD', 'check'], Interval: 40 * 86_400_000 * MS } });
+    m.start();
+    await sleep(50);
+    await m.stop();
+    assert.equal(calls.length, 0);
+  });
+
   it('refuses a config without a command to run', () => {
     for (const Test of [['NONE'], [], ['CMD'], ['WHAT', 'x']]) {
       assert.throws(() => new HealthMonitor({ config: { Test }, probe: async () => ({ exitCode: 0, output: '' }), onChange: () => {} }), /no health check to run/);

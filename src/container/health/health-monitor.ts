@@ -42,7 +42,8 @@ export class HealthMonitor {
   private running = false;
   /** one per start(), so that a probe left from before a stop() neither records nor schedules */
   private generation = 0;
-  private timer: NodeJS.Timeout | undefined;
+  /** cancels the wait for the next probe */
+  private cancelWait: (() => void) | undefined;
   private inFlight: { abort: AbortController; settled: Promise<void> } | undefined;
 
   constructor(opts: HealthMonitorOptions) {
@@ -76,18 +77,18 @@ export class HealthMonitor {
   /** Stops the checks; a probe under way is aborted and its result dropped. Resolves once it has ended. */
   stop(): Promise<void> {
     this.running = false;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelWait?.();
+    this.cancelWait = undefined;
     if (!this.inFlight) return Promise.resolve();
     this.inFlight.abort.abort(new EngineError('system', 'health checks stopped'));
     return this.inFlight.settled;
   }
 
   private schedule(generation: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
+    this.cancelWait = after(this.timings.intervalMs, () => {
+      this.cancelWait = undefined;
       void this.runProbe(generation);
-    }, this.timings.intervalMs);
+    });
   }
 
   private async runProbe(generation: number): Promise<void> {
@@ -101,10 +102,10 @@ export class HealthMonitor {
       recorded = true;
       this.handle({ start, ...result });
     };
-    const timeout = setTimeout(() => {
+    const cancelTimeout = after(this.timings.timeoutMs, () => {
       record({ end: this.now(), exitCode: -1, output: this.timings.timeoutMessage });
       abort.abort(new EngineError('system', this.timings.timeoutMessage));
-    }, this.timings.timeoutMs);
+    });
     const settled = this.probe(this.cmd, this.timings.timeoutMs, abort.signal).then(
       (r) => record({ end: this.now(), exitCode: r.exitCode, output: r.output }),
       (err: unknown) => record({ end: this.now(), exitCode: -1, output: err instanceof Error ? err.message : String(err) }),
@@ -112,7 +113,7 @@ export class HealthMonitor {
     const inFlight = { abort, settled };
     this.inFlight = inFlight;
     await settled;
-    clearTimeout(timeout);
+    cancelTimeout();
     if (this.inFlight === inFlight) this.inFlight = undefined;
     if (current()) this.schedule(generation);
   }
@@ -122,4 +123,17 @@ export class HealthMonitor {
     this.current = recordProbeResult(this.current, result, { timings: this.timings, startedAt: this.startedAt ?? result.start });
     this.onChange(this.state, this.current.Status !== before);
   }
+}
+
+/** Node's timers fire at once beyond this (about 24.8 days); Intervals may be longer. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Calls fn after ms, however long; the function returned cancels it. */
+function after(ms: number, fn: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const wait = (left: number) => {
+    timer = setTimeout(() => (left > MAX_TIMER_MS ? wait(left - MAX_TIMER_MS) : fn()), Math.min(left, MAX_TIMER_MS));
+  };
+  wait(ms);
+  return () => clearTimeout(timer);
 }
