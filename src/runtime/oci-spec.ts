@@ -143,6 +143,8 @@ export interface OciSpec {
     rlimits?: OciRlimit[];
     noNewPrivileges: boolean;
     oomScoreAdj?: number;
+    apparmorProfile?: string;
+    selinuxLabel?: string;
   };
   root: { path: string; readonly: boolean };
   hostname?: string;
@@ -159,6 +161,9 @@ export interface OciSpec {
     rootfsPropagation?: string;
   };
 }
+
+/** A process of the spec: the container's init, or one that `runc exec --process` starts beside it. */
+export type OciProcess = OciSpec['process'];
 
 /** Docker's device cgroup rules (moby oci/defaults.go): deny all, then the basic character devices, and deny fuse. */
 export function defaultDeviceCgroupRules(): OciDeviceCgroupRule[] {

@@ -6,10 +6,17 @@
 // is reparented to the nearest subreaper (conmon, in production) and only that one can collect
 // its exit code. `run` is the foreground form: runc stays the init's parent, waits for it and
 // exits with its status, which is what a one-shot (or a test without conmon) needs.
-import { spawn, type StdioOptions } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+//
+// `exec` starts another process in a running container from a process.json (exec-process.ts
+// makes one from the container's spec). runc makes that process the leader of a session and
+// process group of its own, and writes its pid to --pid-file; a time limit or an abort kills
+// that group in the container (killing runc alone would leave it running there).
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError } from '../errors.js';
+import type { OciProcess, OciSpec } from './oci-spec.js';
 import { runtimeMessage, translateRuntimeError, type RuntimeOperation } from './runtime-errors.js';
 
 export type RuncStatus = 'creating' | 'created' | 'running' | 'paused' | 'stopped';
@@ -56,20 +63,52 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+export type OutputStream = 'stdout' | 'stderr';
+
+export interface ExecOptions {
+  /** the process's stdio; by default pipes, collected into stdout and stderr (or given to onOutput) */
+  stdio?: ContainerStdio;
+  /** the output of the default pipes as it comes, in place of collecting it */
+  onOutput?: (chunk: Buffer, stream: OutputStream) => void;
+  /** a unix socket that receives the pty's master, for a process with a terminal */
+  consoleSocket?: string;
+  /** return once the process has started (exit code 0), leaving it running; its stdio is /dev/null by default */
+  detach?: boolean;
+  /** runc writes the process's pid here; a file in the log directory, removed after, by default */
+  pidFile?: string;
+  /** none by default; at the limit the process is killed and the call fails */
+  timeoutMs?: number;
+  /** kills the process; the call then fails with the signal's reason */
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  /** the process's own exit code (128+n after signal n) */
+  exitCode: number;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
 interface CallOptions {
   /** the container the call is about, for error messages */
   id: string;
   input?: string;
   /** the child's stdio instead of pipes: the call then ends when runc exits, not when its output closes */
   stdio?: ContainerStdio;
+  /** end the call when runc exits even with pipes (a detached exec's process keeps them open) */
+  untilExit?: boolean;
+  onOutput?: (chunk: Buffer, stream: OutputStream) => void;
   timeoutMs?: number;
+  signal?: AbortSignal;
+  /** how the call is ended at its time limit or on abort; killing runc by default */
+  stop?: (runc: ChildProcess) => void;
 }
 
 interface CallResult {
   code: number | null;
   signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
+  stdout: Buffer;
+  stderr: Buffer;
   /** its JSON log, as written */
   log: string;
 }
@@ -105,7 +144,56 @@ export class Runc {
     // the container's exit status and runc's own failure share the exit code: the log tells them apart
     const message = runtimeMessage(r.log, '', '');
     if (message !== '' || r.code === null) throw translateRuntimeError('run', id, message || `runc ended by ${r.signal}`);
-    return { exitCode: r.code, stdout: r.stdout, stderr: r.stderr };
+    return { exitCode: r.code, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
+  }
+
+  /**
+   * Runs `proc` in the running container and waits for it (or, detached, for its start); its
+   * exit code. A process that cannot be started throws runtime-errors.ts's error (a
+   * ContainerCommandError with dockerd's exec exit code 126 for a missing or unrunnable command).
+   */
+  async exec(id: string, proc: OciProcess, opts: ExecOptions = {}): Promise<ExecResult> {
+    opts.signal?.throwIfAborted();
+    const name = `exec-${process.pid}-${++this.calls}`;
+    const processFile = path.join(this.logDir, `${name}.process.json`);
+    const pidFile = opts.pidFile ?? path.join(this.logDir, `${name}.pid`);
+    writeFileSync(processFile, JSON.stringify(proc), { mode: 0o600 });
+    // an old pid in a reused file would name the wrong group to stop
+    rmSync(pidFile, { force: true });
+    const args = ['exec', '--process', processFile, '--pid-file', pidFile];
+    if (opts.detach) args.push('--detach');
+    if (opts.consoleSocket !== undefined) args.push('--console-socket', opts.consoleSocket);
+    try {
+      const r = await this.call('exec', [...args, id], {
+        id,
+        stdio: opts.stdio ?? (opts.detach ? ['ignore', 'ignore', 'ignore'] : undefined),
+        untilExit: opts.detach,
+        onOutput: opts.onOutput,
+        timeoutMs: opts.timeoutMs ?? 0,
+        signal: opts.signal,
+        stop: (runc) => void this.stopExec(id, runc, pidFile),
+      });
+      // as with run, the process's exit status and runc's failure share the exit code
+      const message = runtimeMessage(r.log, '', '');
+      if (message !== '' || r.code === null) throw translateRuntimeError('exec', id, message || `runc ended by ${r.signal}`);
+      return { exitCode: r.code, stdout: r.stdout, stderr: r.stderr };
+    } finally {
+      rmSync(processFile, { force: true });
+      if (opts.pidFile === undefined) rmSync(pidFile, { force: true });
+    }
+  }
+
+  /** The container's config.json, from the bundle runc recorded for it. */
+  async containerSpec(id: string): Promise<OciSpec> {
+    const { bundle } = await this.state(id);
+    const text = await readFile(path.join(bundle, 'config.json'), 'utf8');
+    return parseJson<OciSpec>(text, `config.json of ${id}`);
+  }
+
+  /** The host pids of the container's processes. */
+  async ps(id: string): Promise<number[]> {
+    const r = await this.checked('ps', ['ps', '--format', 'json', id], { id });
+    return parseJson<number[] | null>(r.stdout.toString('utf8'), 'ps') ?? [];
   }
 
   async start(id: string): Promise<void> {
@@ -114,7 +202,7 @@ export class Runc {
 
   async state(id: string): Promise<RuncState> {
     const r = await this.checked('state', ['state', id], { id });
-    return parseJson<RuncState>(r.stdout, 'state');
+    return parseJson<RuncState>(r.stdout.toString('utf8'), 'state');
   }
 
   /** Signals the container's init (or, with `all`, every process in it); a name (TERM, SIGTERM) or a number. */
@@ -143,12 +231,39 @@ export class Runc {
   async list(): Promise<RuncState[]> {
     const r = await this.checked('list', ['list', '--format', 'json'], { id: '' });
     // an empty list is `null`
-    return parseJson<RuncState[] | null>(r.stdout, 'list') ?? [];
+    return parseJson<RuncState[] | null>(r.stdout.toString('utf8'), 'list') ?? [];
+  }
+
+  /**
+   * Kills an exec'd process and its group (the children it did not send elsewhere): every process of
+   * the container in the group named by the pid runc wrote. Without that pid, runc goes instead.
+   */
+  private async stopExec(id: string, runc: ChildProcess, pidFile: string): Promise<void> {
+    const running = () => runc.exitCode === null && runc.signalCode === null;
+    const deadline = Date.now() + PID_FILE_WAIT_MS;
+    let leader = await readPid(pidFile);
+    while (leader === undefined && running() && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+      leader = await readPid(pidFile);
+    }
+    if (leader === undefined) {
+      runc.kill('SIGKILL');
+    } else {
+      // only the container's processes: the group's number may be free (and reused) once it is empty
+      const pids = await this.ps(id).catch(() => []);
+      for (const pid of pids) if (pid === leader || processGroupOf(pid) === leader) killQuietly(pid);
+    }
+    // runc copies the process's output through pipes of its own and waits for them to close, which
+    // a process that left the group (it stays, as under Docker) can put off for as long as it runs
+    if (running()) {
+      const grace = setTimeout(() => runc.kill('SIGKILL'), RUNC_EXIT_GRACE_MS);
+      runc.once('exit', () => clearTimeout(grace));
+    }
   }
 
   private async checked(operation: RuntimeOperation, args: string[], opts: CallOptions): Promise<CallResult> {
     const r = await this.call(operation, args, opts);
-    if (r.code !== 0) throw translateRuntimeError(operation, opts.id, runtimeMessage(r.log, r.stderr, `runc exited with ${r.code ?? r.signal}`));
+    if (r.code !== 0) throw translateRuntimeError(operation, opts.id, runtimeMessage(r.log, r.stderr.toString('utf8'), `runc exited with ${r.code ?? r.signal}`));
     return r;
   }
 
@@ -158,22 +273,27 @@ export class Runc {
     const stdio: StdioOptions = opts.stdio ?? [opts.input !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'];
     return new Promise((resolve, reject) => {
       const child = spawn(this.binary, ['--root', this.stateDir, '--log', logFile, '--log-format', 'json', ...args], { stdio });
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const stdout: Buffer[] = [];
+      const stderr: Buffer[] = [];
+      child.stdout?.on('data', (d: Buffer) => (opts.onOutput ? opts.onOutput(d, 'stdout') : stdout.push(d)));
+      child.stderr?.on('data', (d: Buffer) => (opts.onOutput ? opts.onOutput(d, 'stderr') : stderr.push(d)));
       if (opts.input !== undefined) child.stdin?.end(opts.input);
-      let timedOut = false;
-      const timer =
-        timeoutMs > 0
-          ? setTimeout(() => {
-              timedOut = true;
-              child.kill('SIGKILL');
-            }, timeoutMs)
-          : undefined;
-      // with pipes, wait for the output to end too; with the container's own stdio, runc's exit is the end
-      child.on(opts.stdio ? 'exit' : 'close', (code: number | null, signal: NodeJS.Signals | null) => {
+      let ended: 'timeout' | 'abort' | undefined;
+      const end = (why: 'timeout' | 'abort') => {
+        if (ended) return;
+        ended = why;
+        (opts.stop ?? ((c) => c.kill('SIGKILL')))(child);
+      };
+      const timer = timeoutMs > 0 ? setTimeout(() => end('timeout'), timeoutMs) : undefined;
+      const onAbort = () => end('abort');
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const cleanUp = () => {
         clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+      };
+      // with pipes, wait for the output to end too; with the container's own stdio, runc's exit is the end
+      child.on(opts.stdio || opts.untilExit ? 'exit' : 'close', (code: number | null, signal: NodeJS.Signals | null) => {
+        cleanUp();
         let log = '';
         try {
           log = readFileSync(logFile, 'utf8');
@@ -181,15 +301,48 @@ export class Runc {
           // runc wrote nothing
         }
         rmSync(logFile, { force: true });
-        if (timedOut) reject(new EngineError('system', `runc ${operation} ${opts.id} did not finish within ${timeoutMs} ms`));
-        else resolve({ code, signal, stdout, stderr, log });
+        if (ended === 'timeout') reject(new EngineError('system', `runc ${operation} ${opts.id} did not finish within ${timeoutMs} ms`));
+        else if (ended === 'abort') reject(opts.signal?.reason);
+        else resolve({ code, signal, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), log });
       });
       child.on('error', (err) => {
-        clearTimeout(timer);
+        cleanUp();
         rmSync(logFile, { force: true });
         reject(new EngineError('system', `cannot run ${this.binary}: ${err.message}`, { cause: err }));
       });
     });
+  }
+}
+
+/** how long a stopped exec waits for runc to name its process before runc itself is killed */
+const PID_FILE_WAIT_MS = 5000;
+/** how long runc may take to end once its process is killed */
+const RUNC_EXIT_GRACE_MS = 1000;
+
+async function readPid(file: string): Promise<number | undefined> {
+  try {
+    const pid = Number((await readFile(file, 'utf8')).trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The process group in /proc/<pid>/stat (after the command name, which may hold spaces and parentheses). */
+function processGroupOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
 }
 

@@ -39,6 +39,26 @@ describe('runtime errors', () => {
     assert.match(err.message, /not a directory: unknown: Are you trying to mount a directory onto a file \(or vice-versa\)\?/);
   });
 
+  it('gives 126 for any exec that cannot start its command, as dockerd records it, and keeps runc’s words', () => {
+    const cases = [
+      'exec failed: unable to start container process: exec: "nope": executable file not found in $PATH',
+      'exec failed: unable to start container process: exec: "/etc/passwd": permission denied',
+      'exec failed: unable to start container process: chdir to cwd ("/nonexist") set in config.json failed: no such file or directory',
+    ];
+    for (const msg of cases) {
+      const err = translateRuntimeError('exec', 'c1', msg);
+      assert.ok(err instanceof ContainerCommandError, msg);
+      assert.equal(err.kind, 'invalidParameter');
+      assert.equal(err.exitCode, 126);
+      assert.equal(err.message, `OCI runtime exec failed: ${msg}: unknown`);
+    }
+    const caps = translateRuntimeError('exec', 'c1', 'exec failed: unable to start container process: unable to apply caps: operation not permitted');
+    assert.ok(!(caps instanceof ContainerCommandError));
+    assert.equal(caps.kind, 'system');
+    assert.equal(caps.message, 'OCI runtime exec failed: exec failed: unable to start container process: unable to apply caps: operation not permitted: unknown');
+    assert.equal(translateRuntimeError('exec', 'c1', 'exec failed: cannot exec in a stopped container').kind, 'conflict');
+  });
+
   it('sorts the lifecycle messages into notFound, conflict and invalidParameter', () => {
     const cases: Array<[string, string]> = [
       ['container does not exist', 'notFound'],

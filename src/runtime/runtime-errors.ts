@@ -4,10 +4,13 @@
 // container that cannot start gets, and the docker CLI reads the message text for its own exit
 // code (cli/command/container/run.go runStartContainerErr): "executable file not found" and "no
 // such file or directory" give 127, "permission denied" 126. So the text stays runc's, in the
-// shape Docker 20.10 printed it: `OCI runtime create failed: ...: unknown`.
+// shape Docker 20.10 printed it: `OCI runtime create failed: ...: unknown`. An exec that cannot
+// start is also such an error, but dockerd records exit code 126 for every exec that failed to
+// start, a missing command too (v20.10.27 daemon/exec.go ContainerExecStart's deferred cleanup),
+// and the docker CLI exits with that.
 import { EngineError, type ErrorKind } from '../errors.js';
 
-export type RuntimeOperation = 'create' | 'start' | 'run' | 'state' | 'kill' | 'delete' | 'pause' | 'resume' | 'update' | 'list';
+export type RuntimeOperation = 'create' | 'start' | 'run' | 'exec' | 'state' | 'kill' | 'delete' | 'pause' | 'resume' | 'update' | 'list' | 'ps';
 
 /**
  * The container's command could not be started: it is missing (127) or cannot be run (126).
@@ -76,7 +79,12 @@ const CONFLICTS = [
   'container with given id already exists',
   'container is paused',
   'container is not paused',
+  'cannot exec in a stopped container',
 ];
+
+/** a missing command (or working directory), and one that cannot be run */
+const NOT_FOUND = ['executable file not found', 'no such file or directory'];
+const CANNOT_RUN = ['permission denied', 'exec format error'];
 
 /** The engine error for a failed runtime call on container `id`. */
 export function translateRuntimeError(operation: RuntimeOperation, id: string, runtimeText: string): EngineError {
@@ -84,10 +92,14 @@ export function translateRuntimeError(operation: RuntimeOperation, id: string, r
   const msg = runtimeText.replace(/^runc \w+ failed: /, '');
   const lower = msg.toLowerCase();
   const startsProcess = operation === 'create' || operation === 'run' || operation === 'start';
-  if (startsProcess) {
+  if (operation === 'exec') {
+    if (NOT_FOUND.some((m) => lower.includes(m)) || CANNOT_RUN.some((m) => lower.includes(m))) {
+      return new ContainerCommandError(`OCI runtime exec failed: ${msg}: unknown`, 126);
+    }
+  } else if (startsProcess) {
     const docker = `OCI runtime ${operation === 'start' ? 'start' : 'create'} failed: ${msg}: unknown`;
-    if (lower.includes('executable file not found') || lower.includes('no such file or directory')) return new ContainerCommandError(docker, 127);
-    if (lower.includes('permission denied') || lower.includes('exec format error')) return new ContainerCommandError(docker, 126);
+    if (NOT_FOUND.some((m) => lower.includes(m))) return new ContainerCommandError(docker, 127);
+    if (CANNOT_RUN.some((m) => lower.includes(m))) return new ContainerCommandError(docker, 126);
     if (lower.includes('not a directory')) {
       return new ContainerCommandError(`${docker}: Are you trying to mount a directory onto a file (or vice-versa)? Check if the specified host path exists and is the expected type`, 127);
     }
