@@ -53,3 +53,8 @@ export class UnsupportedApiVersionError extends EngineError {
     this.name = 'UnsupportedApiVersionError';
   }
 }
+
+/** Nothing to do: the container is already in the state asked for (304, no body). */
+export function notModified(): EngineError {
+  return new EngineError('notModified', 'not modified');
+}

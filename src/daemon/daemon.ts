@@ -10,6 +10,7 @@ import { allRoutes } from '../api/routes/all-routes.js';
 import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
 import { EventBus } from '../events/event-bus.js';
 import { ImageService } from '../image/image-service.js';
+import { startContainers } from './containers.js';
 import { Staging } from '../store/staging.js';
 import { loadEngineId } from '../system/engine-id.js';
 import { SystemService } from '../system/system-service.js';
@@ -46,6 +47,8 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const swept = staging.sweep();
     if (swept > 0) log.info({ swept }, 'removed what interrupted operations left');
     const images = new ImageService({ root: path.join(config.dataRoot, 'image'), staging, events });
+    const containers = await startContainers({ config, images, staging, events, log });
+    undo.push(() => containers.service.shutdown());
     images.recover();
     const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
     const system = new SystemService({
@@ -53,11 +56,11 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
       dataRoot: config.dataRoot,
       events,
       settings: { debug: config.debug, labels: config.labels },
-      inventories: [{ imageCount: () => images.count() }],
+      inventories: [{ imageCount: () => images.count(), containerCounts: () => containers.service.counts() }],
       startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
     });
 
-    api = new ApiServer(new Router(allRoutes({ system, image: images })), log);
+    api = new ApiServer(new Router(allRoutes({ system, image: images, container: containers.backend })), log);
     const listeners: Listener[] = [];
     undo.push(() => listeners.forEach((l) => l.close()));
     const tlsEnabled = config.tls === true || config.tlsVerify;

@@ -19,6 +19,8 @@ export interface StartOptions {
   socket?: string;
   /** Reuse a data root (for restart and locking tests). */
   dataRoot?: string;
+  /** Reuse an exec root (a restart that adopts running containers needs the same). */
+  execRoot?: string;
   /** Don't add the default -H unix:// socket. */
   noDefaultHost?: boolean;
   env?: NodeJS.ProcessEnv;
@@ -83,7 +85,7 @@ export class Berthd {
     const args = [
       ...(opts.noDefaultHost ? [] : ['-H', `unix://${socket}`]),
       '--data-root', dataRoot,
-      '--exec-root', path.join(dir, 'exec'),
+      '--exec-root', opts.execRoot ?? path.join(dir, 'exec'),
       '--pidfile', path.join(dir, 'berthd.pid'),
       '--config-file', configFile,
       ...(opts.args ?? []),

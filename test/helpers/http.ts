@@ -4,6 +4,8 @@ import https from 'node:https';
 
 export interface RequestOptions {
   body?: string | Buffer;
+  /** a body sent as application/json */
+  json?: unknown;
   headers?: Record<string, string>;
   timeoutMs?: number;
 }
@@ -20,6 +22,10 @@ export type Target = { socketPath: string } | { host: string; port: number; tls?
 export function request(target: Target, method: string, urlPath: string, opts: RequestOptions = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...opts.headers };
+    if (opts.json !== undefined) {
+      opts = { ...opts, body: JSON.stringify(opts.json) };
+      headers['Content-Type'] = 'application/json';
+    }
     if (opts.body !== undefined) headers['Content-Length'] = Buffer.byteLength(opts.body);
     const base = { method, path: urlPath, headers, timeout: opts.timeoutMs ?? 10000 };
     const req =

@@ -1,5 +1,7 @@
 // Every area's routes, from the backends that serve them: the one list the router mounts.
 import type { Route } from '../router.js';
+import type { ContainerBackend } from './container/backend.js';
+import { containerRoutes } from './container/routes.js';
 import type { ImageBackend } from './image/backend.js';
 import { imageRoutes } from './image/routes.js';
 import type { SystemBackend } from './system/backend.js';
@@ -8,8 +10,9 @@ import { systemRoutes } from './system/routes.js';
 export interface Backends {
   system: SystemBackend;
   image: ImageBackend;
+  container: ContainerBackend;
 }
 
 export function allRoutes(backends: Backends): Route[] {
-  return [...systemRoutes(backends.system, backends.image), ...imageRoutes(backends.image)];
+  return [...systemRoutes(backends.system, backends.image, backends.container), ...imageRoutes(backends.image), ...containerRoutes(backends.container)];
 }

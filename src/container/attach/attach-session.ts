@@ -155,5 +155,8 @@ async function pumpStdin(
     throw err;
   }
   relay.end();
+  // socat forwards what it holds and leaves once the socket's other way is quiet; killing it
+  // before would lose the last bytes of stdin
+  await relay.closed.catch(() => {});
   return 'eof';
 }

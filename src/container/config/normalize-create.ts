@@ -50,7 +50,9 @@ export function normalizeCreate(input: NormalizeCreateInput): NormalizedCreate {
     checkDecoderResources(given, limits);
     adjustForApiVersion(given, api);
   }
-  validateContainerConfig(config);
+  validateContainerConfig(config, { healthcheckMinimum: api.has('healthcheckMinimumDuration') });
+  adjustConfigForApiVersion(config, api);
+  if (given && !api.has('cgroupnsMode')) delete given.CgroupnsMode;
   if (given) warnings.push(...verifyHostConfig(given, input));
   validateNetworkingConfig(networkingConfig);
 
@@ -63,6 +65,14 @@ export function normalizeCreate(input: NormalizeCreateInput): NormalizedCreate {
   const mounts = collectMounts(hc, input.dataRoot);
 
   return { config: shapeConfig(config), hostConfig: shapeHostConfig(hc), networkingConfig, warnings, mounts };
+}
+
+/** The seed's version differences in ContainerConfig. */
+function adjustConfigForApiVersion(config: ContainerConfig, api: CreateBehaviours): void {
+  // before 1.40 a variable without "=" is set, empty; from 1.40 it removes the variable
+  if (!api.has('envWithoutEqualsRemovesVariable') && config.Env) config.Env = config.Env.map((e) => (e.includes('=') ? e : `${e}=`));
+  // HealthConfig.StartPeriod exists from 1.40
+  if (!api.has('healthcheckMinimumDuration') && config.Healthcheck) delete config.Healthcheck.StartPeriod;
 }
 
 /** dockerd's validateHostConfig and verifyPlatformContainerSettings, plus the ulimits; returns warnings. */

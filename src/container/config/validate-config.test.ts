@@ -10,19 +10,19 @@ const bad = (message: string) => ({ kind: 'invalidParameter', message });
 describe('validateContainerConfig', () => {
   it('cleans the working directory as dockerd stores it', () => {
     const c: ContainerConfig = { WorkingDir: '/a/./b//c/../d/' };
-    validateContainerConfig(c);
+    validateContainerConfig(c, { healthcheckMinimum: true });
     assert.equal(c.WorkingDir, '/a/b/d');
   });
   it('refuses a relative working directory', () => {
-    assert.throws(() => validateContainerConfig({ WorkingDir: 'rel/dir' }), bad("the working directory 'rel/dir' is invalid, it needs to be an absolute path"));
+    assert.throws(() => validateContainerConfig({ WorkingDir: 'rel/dir' }, { healthcheckMinimum: true }), bad("the working directory 'rel/dir' is invalid, it needs to be an absolute path"));
   });
   it('refuses an empty variable or one without a name', () => {
-    assert.throws(() => validateContainerConfig({ Env: ['=foo'] }), bad('invalid environment variable: =foo'));
-    assert.throws(() => validateContainerConfig({ Env: [''] }), bad('invalid environment variable: '));
-    validateContainerConfig({ Env: ['A=1', 'B'] });
+    assert.throws(() => validateContainerConfig({ Env: ['=foo'] }, { healthcheckMinimum: true }), bad('invalid environment variable: =foo'));
+    assert.throws(() => validateContainerConfig({ Env: [''] }, { healthcheckMinimum: true }), bad('invalid environment variable: '));
+    validateContainerConfig({ Env: ['A=1', 'B'] }, { healthcheckMinimum: true });
   });
   it('refuses an unknown stop signal', () => {
-    assert.throws(() => validateContainerConfig({ StopSignal: 'SIGBOGUS' }), bad('Invalid signal: SIGBOGUS'));
+    assert.throws(() => validateContainerConfig({ StopSignal: 'SIGBOGUS' }, { healthcheckMinimum: true }), bad('Invalid signal: SIGBOGUS'));
   });
 });
 
@@ -39,12 +39,12 @@ describe('parseSignal', () => {
 describe('validateHealthcheck', () => {
   for (const field of ['Interval', 'Timeout', 'StartPeriod'] as const) {
     it(`refuses a ${field} under 1ms, allows 0 and 1ms`, () => {
-      assert.throws(() => validateHealthcheck({ [field]: 5 }), bad(`${field} in Healthcheck cannot be less than 1ms`));
-      validateHealthcheck({ [field]: 0 });
-      validateHealthcheck({ [field]: 1_000_000 });
+      assert.throws(() => validateHealthcheck({ [field]: 5 }, true), bad(`${field} in Healthcheck cannot be less than 1ms`));
+      validateHealthcheck({ [field]: 0 }, true);
+      validateHealthcheck({ [field]: 1_000_000 }, true);
     });
   }
   it('refuses negative retries', () => {
-    assert.throws(() => validateHealthcheck({ Retries: -1 }), bad('Retries in Healthcheck cannot be negative'));
+    assert.throws(() => validateHealthcheck({ Retries: -1 }, true), bad('Retries in Healthcheck cannot be negative'));
   });
 });

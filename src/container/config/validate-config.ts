@@ -7,7 +7,7 @@ import type { ContainerConfig } from './types.js';
 import { validateHealthcheck } from './validate-healthcheck.js';
 
 /** Validates in place; the working directory comes back cleaned as dockerd stores it. */
-export function validateContainerConfig(c: ContainerConfig): void {
+export function validateContainerConfig(c: ContainerConfig, opts: { healthcheckMinimum: boolean }): void {
   if (c.WorkingDir) {
     if (!c.WorkingDir.startsWith('/')) {
       throw invalidParameter(`the working directory '${c.WorkingDir}' is invalid, it needs to be an absolute path`);
@@ -18,5 +18,5 @@ export function validateContainerConfig(c: ContainerConfig): void {
   for (const e of c.Env ?? []) {
     if (e === '' || e.startsWith('=')) throw invalidParameter(`invalid environment variable: ${e}`);
   }
-  validateHealthcheck(c.Healthcheck);
+  validateHealthcheck(c.Healthcheck, opts.healthcheckMinimum);
 }

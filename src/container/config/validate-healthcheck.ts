@@ -5,10 +5,11 @@ import type { HealthConfig } from './types.js';
 
 const minimumDurationNs = 1_000_000;
 
-export function validateHealthcheck(h: HealthConfig | undefined): void {
+export function validateHealthcheck(h: HealthConfig | undefined, minimum: boolean): void {
   if (!h) return;
-  for (const field of ['Interval', 'Timeout'] as const) checkDuration(h[field], field);
   if ((h.Retries ?? 0) < 0) throw invalidParameter('Retries in Healthcheck cannot be negative');
+  if (!minimum) return;
+  for (const field of ['Interval', 'Timeout'] as const) checkDuration(h[field], field);
   checkDuration(h.StartPeriod, 'StartPeriod');
 }
 

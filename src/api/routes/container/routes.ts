@@ -1,0 +1,30 @@
+// The Container area's operations (exec, archive, top, stats, update, changes and export come later).
+import type { Route } from '../../router.js';
+import type { ContainerBackend } from './backend.js';
+import { containerAttach } from './container-attach.js';
+import { containerCreate } from './container-create.js';
+import { containerKill, containerPause, containerResize, containerRestart, containerStart, containerStop, containerUnpause } from './container-lifecycle.js';
+import { containerLogs } from './container-logs.js';
+import { containerDelete, containerInspect, containerList, containerPrune, containerRename } from './container-records.js';
+import { containerWait } from './container-wait.js';
+
+export function containerRoutes(backend: ContainerBackend): Route[] {
+  return [
+    { operationId: 'ContainerList', method: 'GET', path: '/containers/json', handle: containerList(backend) },
+    { operationId: 'ContainerCreate', method: 'POST', path: '/containers/create', handle: containerCreate(backend) },
+    { operationId: 'ContainerInspect', method: 'GET', path: '/containers/{id}/json', handle: containerInspect(backend) },
+    { operationId: 'ContainerLogs', method: 'GET', path: '/containers/{id}/logs', handle: containerLogs(backend) },
+    { operationId: 'ContainerResize', method: 'POST', path: '/containers/{id}/resize', handle: containerResize(backend) },
+    { operationId: 'ContainerStart', method: 'POST', path: '/containers/{id}/start', handle: containerStart(backend) },
+    { operationId: 'ContainerStop', method: 'POST', path: '/containers/{id}/stop', handle: containerStop(backend) },
+    { operationId: 'ContainerRestart', method: 'POST', path: '/containers/{id}/restart', handle: containerRestart(backend) },
+    { operationId: 'ContainerKill', method: 'POST', path: '/containers/{id}/kill', handle: containerKill(backend) },
+    { operationId: 'ContainerRename', method: 'POST', path: '/containers/{id}/rename', handle: containerRename(backend) },
+    { operationId: 'ContainerPause', method: 'POST', path: '/containers/{id}/pause', handle: containerPause(backend) },
+    { operationId: 'ContainerUnpause', method: 'POST', path: '/containers/{id}/unpause', handle: containerUnpause(backend) },
+    { operationId: 'ContainerAttach', method: 'POST', path: '/containers/{id}/attach', handle: containerAttach(backend) },
+    { operationId: 'ContainerWait', method: 'POST', path: '/containers/{id}/wait', handle: containerWait(backend) },
+    { operationId: 'ContainerDelete', method: 'DELETE', path: '/containers/{id}', handle: containerDelete(backend) },
+    { operationId: 'ContainerPrune', method: 'POST', path: '/containers/prune', handle: containerPrune(backend) },
+  ];
+}

@@ -1,0 +1,169 @@
+// Containers in the wire shapes of API 1.41: ContainerJSON for inspect, ContainerSummary for list.
+// Docker's booleans come from the one status.
+import type { ContainerRecord, MountPoint } from '../../../container/container-record.js';
+import { humanDuration } from '../../../lib/human-duration.js';
+import type { ApiVersion } from '../../api-version.js';
+import type { ContainerView } from './backend.js';
+
+function stateFlags(r: ContainerRecord) {
+  const s = r.state.status;
+  return {
+    running: s === 'running' || s === 'paused' || s === 'restarting',
+    paused: s === 'paused',
+    restarting: s === 'restarting',
+    dead: s === 'dead',
+  };
+}
+
+function mountsOf(r: ContainerRecord) {
+  return r.mountPoints.map((m: MountPoint) => ({
+    Type: m.Type,
+    ...(m.Name !== undefined ? { Name: m.Name } : {}),
+    Source: m.Source,
+    Destination: m.Destination,
+    ...(m.Driver !== undefined ? { Driver: m.Driver } : {}),
+    Mode: m.Mode,
+    RW: m.RW,
+    Propagation: m.Propagation,
+  }));
+}
+
+function networkName(r: ContainerRecord): string {
+  const mode = r.hostConfig.NetworkMode ?? 'default';
+  return mode === 'default' ? 'bridge' : mode;
+}
+
+/** The container's status line, as dockerd's State.String(). */
+export function statusText(r: ContainerRecord, nowMs = Date.now()): string {
+  const s = r.state;
+  const since = (t: string) => humanDuration(nowMs - Date.parse(t));
+  switch (s.status) {
+    case 'paused':
+      return `Up ${since(s.startedAt)} (Paused)`;
+    case 'restarting':
+      return `Restarting (${s.exitCode}) ${since(s.finishedAt)} ago`;
+    case 'running':
+      if (s.health) return `Up ${since(s.startedAt)} (${s.health.Status === 'starting' ? 'health: starting' : s.health.Status})`;
+      return `Up ${since(s.startedAt)}`;
+    case 'removing':
+      return 'Removal In Progress';
+    case 'dead':
+      return 'Dead';
+    case 'created':
+      return 'Created';
+    case 'exited':
+      return s.hasBeenStarted ? `Exited (${s.exitCode}) ${since(s.finishedAt)} ago` : 'Created';
+  }
+}
+
+/** dockerd's Command column: the path and the arguments, those with spaces in single quotes. */
+function commandText(r: ContainerRecord): string {
+  if (r.args.length === 0) return r.path;
+  return `${r.path} ${r.args.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')}`;
+}
+
+export function toContainerSummary(v: ContainerView, withSize: boolean) {
+  const r = v.record;
+  return {
+    Id: r.id,
+    Names: [r.name],
+    Image: r.config.Image ?? '',
+    ImageID: r.image,
+    Command: commandText(r),
+    Created: Math.floor(Date.parse(r.created) / 1000),
+    Ports: [],
+    ...(withSize ? { SizeRw: v.sizeRw ?? 0, SizeRootFs: v.sizeRootFs ?? 0 } : {}),
+    Labels: r.config.Labels ?? {},
+    State: r.state.status,
+    Status: statusText(r),
+    HostConfig: { NetworkMode: r.hostConfig.NetworkMode ?? 'default' },
+    NetworkSettings: { Networks: {} },
+    Mounts: mountsOf(r),
+  };
+}
+
+export function toContainerInspect(v: ContainerView, withSize: boolean, _api: ApiVersion) {
+  const r = v.record;
+  const s = r.state;
+  const flags = stateFlags(r);
+  const started = s.hasBeenStarted;
+  return {
+    Id: r.id,
+    Created: r.created,
+    Path: r.path,
+    Args: r.args,
+    State: {
+      Status: s.status,
+      Running: flags.running,
+      Paused: flags.paused,
+      Restarting: flags.restarting,
+      OOMKilled: s.oomKilled,
+      Dead: flags.dead,
+      Pid: s.pid,
+      ExitCode: s.exitCode,
+      Error: s.error,
+      StartedAt: s.startedAt,
+      FinishedAt: s.finishedAt,
+      ...(s.health ? { Health: s.health } : {}),
+    },
+    Image: r.image,
+    ResolvConfPath: started || flags.running ? v.resolvConfPath : '',
+    HostnamePath: started || flags.running ? v.hostnamePath : '',
+    HostsPath: started || flags.running ? v.hostsPath : '',
+    LogPath: started ? v.logPath : '',
+    Name: r.name,
+    RestartCount: r.restartCount,
+    Driver: 'overlay2',
+    Platform: 'linux',
+    MountLabel: '',
+    ProcessLabel: '',
+    AppArmorProfile: '',
+    ExecIDs: null,
+    HostConfig: r.hostConfig,
+    GraphDriver: {
+      Data: { LowerDir: v.graphDriver.lowerDir, MergedDir: v.graphDriver.mergedDir, UpperDir: v.graphDriver.upperDir, WorkDir: v.graphDriver.workDir },
+      Name: 'overlay2',
+    },
+    ...(withSize ? { SizeRw: v.sizeRw ?? 0, SizeRootFs: v.sizeRootFs ?? 0 } : {}),
+    Mounts: mountsOf(r),
+    Config: r.config,
+    NetworkSettings: {
+      Bridge: '',
+      SandboxID: '',
+      HairpinMode: false,
+      LinkLocalIPv6Address: '',
+      LinkLocalIPv6PrefixLen: 0,
+      Ports: {},
+      SandboxKey: '',
+      SecondaryIPAddresses: null,
+      SecondaryIPv6Addresses: null,
+      EndpointID: '',
+      Gateway: '',
+      GlobalIPv6Address: '',
+      GlobalIPv6PrefixLen: 0,
+      IPAddress: '',
+      IPPrefixLen: 0,
+      IPv6Gateway: '',
+      MacAddress: '',
+      Networks: { [networkName(r)]: emptyEndpoint() },
+    },
+  };
+}
+
+function emptyEndpoint() {
+  return {
+    IPAMConfig: null,
+    Links: null,
+    Aliases: null,
+    NetworkID: '',
+    EndpointID: '',
+    Gateway: '',
+    IPAddress: '',
+    IPPrefixLen: 0,
+    IPv6Gateway: '',
+    GlobalIPv6Address: '',
+    GlobalIPv6PrefixLen: 0,
+    MacAddress: '',
+    DriverOpts: null,
+  };
+}

@@ -1,0 +1,64 @@
+// Where a container's files live. What must survive a reboot (the record, the log, the exit code
+// conmon keeps, /etc files) is under the data root; what belongs to the running process (the OCI
+// bundle with conmon's ctl fifo, runc's state, the attach sockets) is under the exec root, a tmpfs.
+//
+//   <data-root>/containers/<id>/container.json   the record
+//   <data-root>/containers/<id>/container.log    conmon's k8s-file log (LogPath)
+//   <data-root>/containers/<id>/{hostname,hosts,resolv.conf}
+//   <data-root>/containers/<id>/conmon/           conmon's --persist-dir: exit, oom
+//   <data-root>/containers/<id>/shm/              the tmpfs of a shareable IPC namespace
+//   <exec-root>/containers/<id>/                   the OCI bundle: config.json, ctl, winsz, pid files
+//   <exec-root>/exits/<id>                         conmon's exit files, one directory for all
+//   <exec-root>/runc/                              runc's --root
+//   <exec-root>/s/<id>/attach                      attach sockets (short paths for sun_path)
+import path from 'node:path';
+
+export class ContainerPaths {
+  readonly containersRoot: string;
+  readonly bundlesRoot: string;
+  readonly exitDir: string;
+  readonly runcRoot: string;
+  readonly runcLogDir: string;
+  readonly socketDir: string;
+
+  constructor(dataRoot: string, execRoot: string) {
+    this.containersRoot = path.join(dataRoot, 'containers');
+    this.bundlesRoot = path.join(execRoot, 'containers');
+    this.exitDir = path.join(execRoot, 'exits');
+    this.runcRoot = path.join(execRoot, 'runc');
+    this.runcLogDir = path.join(execRoot, 'runc-logs');
+    this.socketDir = path.join(execRoot, 's');
+  }
+
+  dir(id: string): string {
+    return path.join(this.containersRoot, id);
+  }
+
+  record(id: string): string {
+    return path.join(this.dir(id), 'container.json');
+  }
+
+  log(id: string): string {
+    return path.join(this.dir(id), 'container.log');
+  }
+
+  persistDir(id: string): string {
+    return path.join(this.dir(id), 'conmon');
+  }
+
+  bundle(id: string): string {
+    return path.join(this.bundlesRoot, id);
+  }
+
+  conmonPidFile(id: string): string {
+    return path.join(this.bundle(id), 'conmon.pid');
+  }
+
+  containerPidFile(id: string): string {
+    return path.join(this.bundle(id), 'pid');
+  }
+
+  runtimeLog(id: string): string {
+    return path.join(this.bundle(id), 'runc.log');
+  }
+}

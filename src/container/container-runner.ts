@@ -1,0 +1,167 @@
+// The runtime side of a container's runs: mounting its root filesystem, writing its OCI bundle,
+// starting it under conmon, signalling it, noticing its end (conmon's exit file, or conmon gone),
+// and clearing what a run leaves (runc's state, the mount). It keeps no state of its own beyond
+// the exit watches: the facts live in files conmon and runc write.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { RootfsStore } from '../image/rootfs/rootfs-store.js';
+import { isConmonAlive, resizeTerminal, startUnderConmon, ContainerStartError } from '../runtime/conmon.js';
+import { readExitFile, removeExitFiles, waitForExitFile, type ExitRecord } from '../runtime/exit-files.js';
+import type { OciSpec } from '../runtime/oci-spec.js';
+import type { Runc } from '../runtime/runc.js';
+import { translateRuntimeError } from '../runtime/runtime-errors.js';
+import type { ContainerPaths } from './container-paths.js';
+import { shmDirOf } from './spec/build-spec.js';
+import { isMountPoint, unmountShm } from './spec/shm.js';
+import type { ContainerRecord } from './container-record.js';
+
+/** How often a running container's conmon is checked for having died without an exit file. */
+const CONMON_CHECK_INTERVAL_MS = 2000;
+
+export interface RunHandle {
+  conmonPid: number;
+  pid: number;
+  attachSocketPath: string;
+}
+
+/** conmon ended without recording an exit: the run is over, its code unknown. */
+export interface LostRun {
+  lost: true;
+  finishedAtNs: bigint;
+}
+
+export interface ContainerRunnerOptions {
+  paths: ContainerPaths;
+  rootfs: RootfsStore;
+  runc: Runc;
+  /** runc's absolute path: conmon executes it without a PATH search */
+  runcPath: string;
+  log: Logger;
+  /** the spec for a container whose root filesystem is mounted at rootfsPath */
+  buildSpec: (record: ContainerRecord, rootfsPath: string) => Promise<OciSpec>;
+}
+
+export class ContainerRunner {
+  private readonly opts: ContainerRunnerOptions;
+
+  constructor(opts: ContainerRunnerOptions) {
+    this.opts = opts;
+    for (const dir of [opts.paths.bundlesRoot, opts.paths.exitDir, opts.paths.socketDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+
+  attachSocketPath(id: string): string {
+    return `${this.opts.paths.socketDir}/${id}/attach`;
+  }
+
+  /**
+   * Starts a run: mounts the root filesystem, writes the bundle, has conmon create the container
+   * and starts it. On any failure, everything it set up is undone before the error is thrown.
+   */
+  async launch(record: ContainerRecord): Promise<RunHandle> {
+    const { paths, rootfs, runc } = this.opts;
+    const id = record.id;
+    const bundle = paths.bundle(id);
+    let created = false;
+    try {
+      const rootfsPath = await rootfs.mount(id);
+      const spec = await this.opts.buildSpec(record, rootfsPath);
+      rmSync(bundle, { recursive: true, force: true });
+      mkdirSync(bundle, { recursive: true, mode: 0o700 });
+      writeFileSync(`${bundle}/config.json`, JSON.stringify(spec), { mode: 0o600 });
+      await removeExitFiles({ exitDir: paths.exitDir, containerId: id, persistDir: paths.persistDir(id) });
+      const terminal = record.config.Tty === true;
+      const started = await startUnderConmon({
+        containerId: id,
+        name: record.name.slice(1),
+        bundleDir: bundle,
+        runtimePath: this.opts.runcPath,
+        runtimeRoot: paths.runcRoot,
+        runtimeLogPath: paths.runtimeLog(id),
+        containerPidFile: paths.containerPidFile(id),
+        conmonPidFile: paths.conmonPidFile(id),
+        logPath: paths.log(id),
+        exitDir: paths.exitDir,
+        persistDir: paths.persistDir(id),
+        socketDir: paths.socketDir,
+        terminal,
+        stdin: record.config.OpenStdin === true,
+        leaveStdinOpen: record.config.OpenStdin === true && record.config.StdinOnce !== true,
+      });
+      created = true;
+      await runc.start(id);
+      return { conmonPid: started.conmonPid, pid: started.containerPid, attachSocketPath: started.attachSocketPath };
+    } catch (err) {
+      await this.clear(id, { killFirst: created }).catch((e: unknown) => this.opts.log.warn({ err: e, id }, 'clearing a failed start'));
+      if (err instanceof ContainerStartError) throw translateRuntimeError('create', id, err.runtimeMessage);
+      throw err;
+    }
+  }
+
+  /**
+   * Resolves when the run ends: with conmon's exit record, or LostRun when conmon itself is gone
+   * without one (killed). Stops watching when `signal` fires.
+   */
+  async watchExit(id: string, conmonPid: number, signal: AbortSignal): Promise<ExitRecord | LostRun> {
+    const loc = { exitDir: this.opts.paths.exitDir, containerId: id, persistDir: this.opts.paths.persistDir(id) };
+    const watch = new AbortController();
+    const stop = (): void => watch.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    const conmonGone = new Promise<LostRun | undefined>((resolve) => {
+      const timer = setInterval(() => {
+        void isConmonAlive(conmonPid, id).then(async (alive) => {
+          if (alive || watch.signal.aborted) return;
+          clearInterval(timer);
+          // conmon writes the exit file just before it ends: look once more
+          resolve((await readExitFile(loc)) === undefined ? { lost: true, finishedAtNs: BigInt(Date.now()) * 1_000_000n } : undefined);
+        });
+      }, CONMON_CHECK_INTERVAL_MS);
+      timer.unref();
+      watch.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+    });
+    try {
+      const lost = conmonGone.then((l) => l ?? new Promise<never>(() => {}));
+      return await Promise.race([waitForExitFile(loc, { signal: watch.signal }), lost]);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      watch.abort();
+    }
+  }
+
+  /** The exit conmon recorded for the current run, if it has ended. */
+  readExit(id: string): Promise<ExitRecord | undefined> {
+    return readExitFile({ exitDir: this.opts.paths.exitDir, containerId: id, persistDir: this.opts.paths.persistDir(id) });
+  }
+
+  conmonAlive(id: string, conmonPid: number): Promise<boolean> {
+    return conmonPid > 0 ? isConmonAlive(conmonPid, id) : Promise.resolve(false);
+  }
+
+  signal(id: string, signal: string | number): Promise<void> {
+    return this.opts.runc.kill(id, signal);
+  }
+
+  pause(id: string): Promise<void> {
+    return this.opts.runc.pause(id);
+  }
+
+  resume(id: string): Promise<void> {
+    return this.opts.runc.resume(id);
+  }
+
+  resize(id: string, height: number, width: number): Promise<void> {
+    return resizeTerminal(this.opts.paths.bundle(id), { height, width });
+  }
+
+  /** Clears what a run leaves: runc's state (killing what is left with killFirst), the bundle, the mount. */
+  async clear(id: string, opts: { killFirst: boolean }): Promise<void> {
+    try {
+      await this.opts.runc.delete(id, { force: opts.killFirst });
+    } catch (err) {
+      if ((err as { kind?: string }).kind !== 'notFound') this.opts.log.debug({ err, id }, 'runc delete');
+    }
+    rmSync(this.opts.paths.bundle(id), { recursive: true, force: true });
+    const shm = shmDirOf(this.opts.paths.dir(id));
+    if (isMountPoint(shm)) await unmountShm(shm);
+    await this.opts.rootfs.unmount(id);
+  }
+}

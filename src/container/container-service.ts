@@ -1,0 +1,609 @@
+// Containers: their records and their lifecycle. Operations on one container run one at a time
+// (a queue per container); different containers go in parallel. Each change is persisted before
+// it is published in memory or acknowledged. A run's end is noticed by the runner (conmon's exit
+// file) and recorded without the queue, so that an operation waiting for it (stop, kill, remove)
+// never waits on itself.
+import { randomBytes } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
+import type { Logger } from 'pino';
+import { conflict, EngineError, invalidParameter, notModified } from '../errors.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { ImageService, Image } from '../image/image-service.js';
+import type { RootfsStore } from '../image/rootfs/rootfs-store.js';
+import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
+import type { ExitRecord } from '../runtime/exit-files.js';
+import { ContainerCommandError } from '../runtime/runtime-errors.js';
+import type { ContainerRunner, LostRun } from './container-runner.js';
+import type { ContainerStore } from './container-store.js';
+import { canMove, initialState, isRunning, ZERO_TIME, type ContainerRecord, type ContainerStatus, type HealthState } from './container-record.js';
+import { restartDelayMs, startsWithDaemon } from './restart-policy.js';
+import { signalNumber } from './signals.js';
+
+/** dockerd's default for `docker stop` when neither `t` nor StopTimeout say. */
+const DEFAULT_STOP_TIMEOUT_S = 10;
+
+export type WaitCondition = 'not-running' | 'next-exit' | 'removed';
+
+export interface WaitResult {
+  statusCode: number;
+  error?: string;
+}
+
+export interface CreateRequest {
+  name?: string;
+  /** validates and normalizes the body against the image (normalize-create) */
+  normalize: (image: Image) => { config: ContainerRecord['config']; hostConfig: ContainerRecord['hostConfig']; networkingConfig: ContainerRecord['networkingConfig']; warnings: string[] };
+  imageRef: string;
+}
+
+/** What a health monitor offers the service. */
+export interface HealthWatch {
+  stop(): void;
+}
+
+export interface ContainerServiceOptions {
+  store: ContainerStore;
+  runner: ContainerRunner;
+  images: ImageService;
+  rootfs: RootfsStore;
+  events: EventBus;
+  log: Logger;
+  /** the mount points a new container gets (binds, volumes, tmpfs, VolumesFrom) */
+  resolveMounts: (record: ContainerRecord) => Promise<ContainerRecord['mountPoints']>;
+  /** starts health checks for a run, when the container has them */
+  watchHealth: (record: ContainerRecord, onChange: (state: HealthState, statusChanged: boolean) => void) => HealthWatch | undefined;
+}
+
+/** One run of a container, while it lasts. */
+interface Run {
+  conmonPid: number;
+  startedAtMs: number;
+  /** resolves once the run's end is recorded and cleared */
+  finished: Promise<void>;
+  stopWatching: AbortController;
+  health?: HealthWatch;
+}
+
+interface Waiter {
+  condition: WaitCondition;
+  resolve: (r: WaitResult) => void;
+}
+
+export class ContainerService {
+  private readonly opts: ContainerServiceOptions;
+  private readonly store: ContainerStore;
+  private readonly runs = new Map<string, Run>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly waiters = new Map<string, Waiter[]>();
+  private readonly restartTimers = new Map<string, { timer: NodeJS.Timeout; delayMs: number }>();
+  private readonly lastRestartDelayMs = new Map<string, number>();
+  private shuttingDown = false;
+  /** `started:<id>` when a run begins; `ended:<id>` when it ends, fails to start, or the container goes */
+  private readonly runSignals = new EventEmitter().setMaxListeners(0);
+
+  constructor(opts: ContainerServiceOptions) {
+    this.opts = opts;
+    this.store = opts.store;
+  }
+
+  // ---- records ----
+
+  get(ref: string): ContainerRecord {
+    return this.store.resolve(ref);
+  }
+
+  list(): ContainerRecord[] {
+    return this.store.all();
+  }
+
+  counts(): { total: number; running: number; paused: number; stopped: number } {
+    const c = { total: 0, running: 0, paused: 0, stopped: 0 };
+    for (const r of this.store.all()) {
+      c.total++;
+      if (r.state.status === 'paused') c.paused++;
+      else if (r.state.status === 'running' || r.state.status === 'restarting') c.running++;
+      else c.stopped++;
+    }
+    return c;
+  }
+
+  /** Whether some container was made from the image (image deletion asks). */
+  usersOfImage(imageId: string): ContainerRecord[] {
+    return this.store.all().filter((r) => r.image === imageId);
+  }
+
+  /** The end of the current run, for logs and attach; settled at once when nothing runs. */
+  runEnded(id: string): Promise<void> {
+    return this.runs.get(id)?.finished ?? Promise.resolve();
+  }
+
+  /** The end of the current run, or of the next one when none runs (attach before start). */
+  currentOrNextRunEnded(id: string): Promise<void> {
+    const run = this.runs.get(id);
+    return run ? run.finished : once(this.runSignals, `ended:${id}`).then(() => undefined);
+  }
+
+  /** Settles once the container runs (at once when it does); also when its start fails, or it goes. */
+  runStarted(id: string): Promise<void> {
+    if (this.runs.has(id)) return Promise.resolve();
+    return Promise.race([once(this.runSignals, `started:${id}`), once(this.runSignals, `ended:${id}`)]).then(() => undefined);
+  }
+
+  async create(req: CreateRequest): Promise<{ id: string; warnings: string[] }> {
+    const image = this.opts.images.get(req.imageRef);
+    const { config, hostConfig, networkingConfig, warnings } = req.normalize(image);
+    const id = randomBytes(32).toString('hex');
+    const names = this.store.names;
+    const name = req.name !== undefined && req.name !== '' ? req.name : names.reserveGenerated(id);
+    if (req.name !== undefined && req.name !== '') names.reserve(name, id);
+    let rootfsMade = false;
+    try {
+      if (config.Hostname === undefined || config.Hostname === '') config.Hostname = id.slice(0, 12);
+      const command = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
+      if (command.length === 0) throw invalidParameter('No command specified');
+      const record: ContainerRecord = {
+        id,
+        name,
+        created: formatRfc3339Nano(nowNanos()),
+        path: command[0],
+        args: command.slice(1),
+        image: image.id,
+        config,
+        hostConfig,
+        networkingConfig,
+        mountPoints: [],
+        restartCount: 0,
+        state: initialState(),
+      };
+      this.opts.rootfs.create(id, image.topLayer);
+      rootfsMade = true;
+      record.mountPoints = await this.opts.resolveMounts(record);
+      this.store.save(record);
+      this.publish(record, 'create');
+      return { id, warnings };
+    } catch (err) {
+      names.release(name);
+      if (rootfsMade) await this.opts.rootfs.remove(id).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  // ---- lifecycle ----
+
+  async start(ref: string): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, async () => {
+      const s = record.state.status;
+      if (s === 'paused') throw conflict('cannot start a paused container, try unpause instead');
+      if (s === 'running' || s === 'restarting') throw notModified();
+      if (s === 'removing' || s === 'dead') throw conflict(`container ${record.id} is marked for removal and cannot be started`);
+      record.state.stoppedByUser = false;
+      try {
+        await this.launch(record);
+      } catch (err) {
+        // dockerd removes an AutoRemove container whose start failed (`docker run --rm` waits for it)
+        if (record.hostConfig.AutoRemove === true) await this.removeNow(record, { force: true, removeVolumes: true }).catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  async stop(ref: string, timeoutS?: number): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, async () => {
+      if (!this.cancelRestart(record) && !isRunning(record.state)) throw notModified();
+      await this.stopRun(record, timeoutS);
+      this.publish(record, 'stop');
+    });
+  }
+
+  async restart(ref: string, timeoutS?: number): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, async () => {
+      this.cancelRestart(record);
+      if (isRunning(record.state)) await this.stopRun(record, timeoutS);
+      record.state.stoppedByUser = false;
+      await this.launch(record);
+      this.publish(record, 'restart');
+    });
+  }
+
+  async kill(ref: string, signal: string | undefined): Promise<void> {
+    const record = this.get(ref);
+    const number = signal === undefined || signal === '' ? 9 : signalNumber(signal);
+    await this.serial(record.id, async () => {
+      if (this.cancelRestart(record)) return;
+      if (!isRunning(record.state)) throw conflict(`Container ${record.id} is not running`);
+      // any kill through the API counts as a user's stop for the restart policy, as in dockerd
+      record.state.stoppedByUser = true;
+      this.store.save(record);
+      await this.signal(record, number);
+    });
+  }
+
+  async pause(ref: string): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, async () => {
+      if (record.state.status === 'paused') throw conflict(`Container ${record.id} is already paused`);
+      if (record.state.status !== 'running') throw conflict(`Container ${record.id} is not running`);
+      await this.opts.runner.pause(record.id);
+      this.setStatus(record, 'paused');
+      this.publish(record, 'pause');
+    });
+  }
+
+  async unpause(ref: string): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, async () => {
+      // dockerd answers 500 here
+      if (record.state.status !== 'paused') throw new EngineError('system', `Container ${record.id} is not paused`);
+      await this.opts.runner.resume(record.id);
+      this.setStatus(record, 'running');
+      this.publish(record, 'unpause');
+    });
+  }
+
+  async resize(ref: string, height: number, width: number): Promise<void> {
+    const record = this.get(ref);
+    if (!isRunning(record.state)) throw conflict(`Container ${record.id} is not running`);
+    if (record.config.Tty !== true) return;
+    await this.opts.runner.resize(record.id, height, width);
+  }
+
+  /**
+   * Registers a wait and returns its outcome; `registered` runs once the wait is in place (the
+   * route sends its head then, so a client may start the container knowing no exit is missed).
+   */
+  wait(ref: string, condition: WaitCondition): Promise<WaitResult> {
+    const record = this.get(ref);
+    const s = record.state;
+    if (condition === 'not-running' && !isRunning(s) && s.status !== 'restarting') {
+      return Promise.resolve(this.waitResult(record));
+    }
+    return new Promise((resolve) => {
+      const list = this.waiters.get(record.id) ?? [];
+      list.push({ condition, resolve });
+      this.waiters.set(record.id, list);
+    });
+  }
+
+  async rename(ref: string, newName: string): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, async () => {
+      const oldName = record.name;
+      if (newName === oldName) throw invalidParameter('Renaming a container with the same name as its current name');
+      this.store.names.reserve(newName, record.id);
+      record.name = newName;
+      try {
+        this.store.save(record);
+      } catch (err) {
+        record.name = oldName;
+        this.store.names.release(newName);
+        throw err;
+      }
+      this.store.names.release(oldName);
+      this.publish(record, 'rename', { oldName });
+    });
+  }
+
+  async remove(ref: string, opts: { force: boolean; removeVolumes: boolean }): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, () => this.removeNow(record, opts));
+  }
+
+  /** Removes every stopped container the filter accepts; what it removed and the space freed. */
+  async prune(accept: (r: ContainerRecord) => boolean, sizeOf: (r: ContainerRecord) => number): Promise<{ ids: string[]; reclaimedBytes: number }> {
+    const ids: string[] = [];
+    let reclaimedBytes = 0;
+    for (const record of this.store.all()) {
+      if (isRunning(record.state) || record.state.status === 'restarting' || !accept(record)) continue;
+      const size = sizeOf(record);
+      try {
+        await this.serial(record.id, () => this.removeNow(record, { force: false, removeVolumes: false }));
+        ids.push(record.id);
+        reclaimedBytes += size;
+      } catch (err) {
+        this.opts.log.warn({ err, id: record.id }, 'prune could not remove a container');
+      }
+    }
+    return { ids, reclaimedBytes };
+  }
+
+  /** Publishes container events that come from elsewhere (attach). */
+  publishEvent(id: string, action: string): void {
+    const record = this.store.byId(id);
+    if (record) this.publish(record, action);
+  }
+
+  // ---- daemon start and stop ----
+
+  /**
+   * Brings the records back after a start of the daemon: runs whose conmon still lives are
+   * adopted, runs that ended meanwhile get their real exit code and time (and their restart
+   * policy), and containers the daemon starts by policy are started.
+   */
+  async recover(): Promise<void> {
+    const { loaded, incomplete } = this.store.load();
+    for (const id of incomplete) {
+      this.opts.log.info({ id }, 'removing a container whose create was interrupted');
+      await this.opts.runner.clear(id, { killFirst: true }).catch(() => undefined);
+      await this.opts.rootfs.remove(id).catch(() => undefined);
+      this.store.delete({ id, name: '' } as ContainerRecord);
+    }
+    const known = new Set(loaded.map((r) => r.id));
+    for (const rootfs of this.opts.rootfs.list()) {
+      if (!known.has(rootfs.id)) await this.opts.rootfs.remove(rootfs.id).catch(() => undefined);
+    }
+    await Promise.all(loaded.map((record) => this.recoverOne(record)));
+  }
+
+  private async recoverOne(record: ContainerRecord): Promise<void> {
+    const s = record.state;
+    if (s.status === 'removing' || s.status === 'dead') {
+      await this.removeNow(record, { force: true, removeVolumes: false });
+      return;
+    }
+    if (s.status === 'running' || s.status === 'paused' || s.status === 'restarting') {
+      const exit = await this.opts.runner.readExit(record.id);
+      if (exit === undefined && s.status !== 'restarting' && (await this.opts.runner.conmonAlive(record.id, s.conmonPid))) {
+        this.opts.log.info({ id: record.id }, 'adopting a running container');
+        this.watch(record, s.conmonPid, Date.parse(s.startedAt));
+        return;
+      }
+      if (s.status === 'restarting') {
+        this.setStatus(record, 'exited');
+      } else {
+        await this.recordExit(record, exit ?? { lost: true, finishedAtNs: nowNanos() }, Date.parse(s.startedAt));
+        return;
+      }
+    }
+    if (s.hasBeenStarted && startsWithDaemon(record.hostConfig.RestartPolicy, s.stoppedByUser)) {
+      await this.serial(record.id, () => this.launch(record)).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'restart at daemon start failed'));
+    }
+  }
+
+  /** Stops watching runs (the containers keep running under conmon) and cancels pending restarts. */
+  shutdown(): void {
+    this.shuttingDown = true;
+    for (const { timer } of this.restartTimers.values()) clearTimeout(timer);
+    for (const run of this.runs.values()) {
+      run.health?.stop();
+      run.stopWatching.abort();
+    }
+  }
+
+  // ---- internals ----
+
+  private async launch(record: ContainerRecord): Promise<void> {
+    let handle;
+    try {
+      handle = await this.opts.runner.launch(record);
+    } catch (err) {
+      // dockerd keeps the failure on the record, with the exit code the command error implies
+      record.state.error = (err as Error).message;
+      record.state.exitCode = err instanceof ContainerCommandError ? err.exitCode : 128;
+      if (record.state.status === 'restarting') record.state.status = 'exited';
+      this.store.save(record);
+      this.publish(record, 'die', { exitCode: String(record.state.exitCode) });
+      this.notify(record, ['next-exit']);
+      this.runSignals.emit(`ended:${record.id}`);
+      throw err;
+    }
+    const s = record.state;
+    this.setStatus(record, 'running', () => {
+      s.pid = handle.pid;
+      s.conmonPid = handle.conmonPid;
+      s.exitCode = 0;
+      s.error = '';
+      s.oomKilled = false;
+      s.startedAt = formatRfc3339Nano(nowNanos());
+      s.finishedAt = ZERO_TIME;
+      s.hasBeenStarted = true;
+      if (record.config.Healthcheck?.Test && record.config.Healthcheck.Test[0] !== 'NONE' && record.config.Healthcheck.Test.length > 0) {
+        s.health = { Status: 'starting', FailingStreak: 0, Log: s.health?.Log ?? [] };
+      }
+    });
+    this.publish(record, 'start');
+    this.watch(record, handle.conmonPid, Date.now());
+    this.runSignals.emit(`started:${record.id}`);
+  }
+
+  private watch(record: ContainerRecord, conmonPid: number, startedAtMs: number): void {
+    const stopWatching = new AbortController();
+    let finish!: () => void;
+    const run: Run = { conmonPid, startedAtMs, finished: new Promise((r) => (finish = r)), stopWatching };
+    this.runs.set(record.id, run);
+    run.health = this.opts.watchHealth(record, (health, statusChanged) => {
+      if (this.runs.get(record.id) !== run) return;
+      record.state.health = health;
+      this.store.save(record);
+      if (statusChanged) this.publish(record, `health_status: ${health.Status}`);
+    });
+    this.opts.runner.watchExit(record.id, conmonPid, stopWatching.signal).then(
+      async (exit) => {
+        run.health?.stop();
+        await this.recordExit(record, exit, startedAtMs, finish);
+      },
+      (err: unknown) => {
+        run.health?.stop();
+        if (!stopWatching.signal.aborted) this.opts.log.error({ err, id: record.id }, 'watching a container failed');
+        finish();
+      },
+    );
+  }
+
+  /** Records the end of a run, clears it, tells the waiters, and applies the restart policy or AutoRemove. */
+  private async recordExit(record: ContainerRecord, exit: ExitRecord | LostRun, startedAtMs: number, finish: () => void = () => {}): Promise<void> {
+    await this.opts.runner.clear(record.id, { killFirst: true }).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'clearing an ended run'));
+    const lost = 'lost' in exit;
+    const exitCode = lost ? 255 : exit.exitCode;
+    const finishedAtNs = exit.finishedAtNs;
+    const ranForMs = Number(finishedAtNs / 1_000_000n) - startedAtMs;
+    const delayMs = this.shuttingDown
+      ? undefined
+      : restartDelayMs({
+          policy: record.hostConfig.RestartPolicy,
+          exitCode,
+          stoppedByUser: record.state.stoppedByUser,
+          restartCount: record.restartCount,
+          ranForMs,
+          previousDelayMs: this.lastRestartDelayMs.get(record.id) ?? 0,
+        });
+    this.setStatus(record, delayMs !== undefined ? 'restarting' : 'exited', () => {
+      const s = record.state;
+      s.pid = 0;
+      s.conmonPid = 0;
+      s.exitCode = exitCode;
+      s.error = lost ? 'the container monitor (conmon) ended without recording an exit code' : '';
+      s.oomKilled = !lost && exit.oomKilled;
+      s.finishedAt = formatRfc3339Nano(finishedAtNs);
+      if (s.health) s.health = { ...s.health, Status: 'unhealthy' };
+      if (s.health && s.health.Log.length === 0) delete s.health;
+    });
+    this.runs.delete(record.id);
+    if (record.state.oomKilled) this.publish(record, 'oom');
+    this.publish(record, 'die', { exitCode: String(exitCode) });
+    finish();
+    this.runSignals.emit(`ended:${record.id}`);
+    this.notify(record, ['not-running', 'next-exit']);
+    if (delayMs !== undefined) {
+      this.scheduleRestart(record, delayMs);
+    } else if (record.hostConfig.AutoRemove === true && !this.shuttingDown) {
+      void this.serial(record.id, () => this.removeNow(record, { force: true, removeVolumes: true })).catch((err: unknown) =>
+        this.opts.log.warn({ err, id: record.id }, 'AutoRemove failed'),
+      );
+    }
+  }
+
+  private scheduleRestart(record: ContainerRecord, delayMs: number): void {
+    this.lastRestartDelayMs.set(record.id, delayMs);
+    const timer = setTimeout(() => {
+      this.restartTimers.delete(record.id);
+      void this.serial(record.id, async () => {
+        if (record.state.status !== 'restarting') return;
+        record.restartCount++;
+        await this.launch(record);
+      }).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'restart by policy failed'));
+    }, delayMs);
+    this.restartTimers.set(record.id, { timer, delayMs });
+  }
+
+  /** Cancels a pending restart; true when there was one (the container is then exited). */
+  private cancelRestart(record: ContainerRecord): boolean {
+    const pending = this.restartTimers.get(record.id);
+    if (pending === undefined) return false;
+    clearTimeout(pending.timer);
+    this.restartTimers.delete(record.id);
+    record.state.stoppedByUser = true;
+    this.setStatus(record, 'exited');
+    return true;
+  }
+
+  /** Signals StopSignal, waits up to the timeout, then kills; returns once the end is recorded. */
+  private async stopRun(record: ContainerRecord, timeoutS: number | undefined): Promise<void> {
+    const run = this.runs.get(record.id);
+    record.state.stoppedByUser = true;
+    this.store.save(record);
+    if (run === undefined) return;
+    const wait = timeoutS ?? record.config.StopTimeout ?? DEFAULT_STOP_TIMEOUT_S;
+    const stopSignal = signalNumber(record.config.StopSignal || 'SIGTERM');
+    await this.signal(record, stopSignal).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'stop signal'));
+    if (wait >= 0) {
+      const ended = await Promise.race([run.finished.then(() => true), delay(wait * 1000).then(() => false)]);
+      if (ended) return;
+      await this.signal(record, 9).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'stop kill'));
+    }
+    await run.finished;
+  }
+
+  private async signal(record: ContainerRecord, signal: number): Promise<void> {
+    await this.opts.runner.signal(record.id, signal);
+    this.publish(record, 'kill', { signal: String(signal) });
+    // a paused container must run to receive it (dockerd resumes it too)
+    if (record.state.status === 'paused' && (signal === 9 || signal === signalNumber(record.config.StopSignal || 'SIGTERM'))) {
+      await this.opts.runner.resume(record.id).catch(() => undefined);
+      this.setStatus(record, 'running');
+    }
+  }
+
+  private async removeNow(record: ContainerRecord, opts: { force: boolean; removeVolumes: boolean }): Promise<void> {
+    if (this.store.byId(record.id) === undefined) return;
+    const s = record.state.status;
+    if (!opts.force && s === 'paused') {
+      throw conflict(`You cannot remove a paused container ${record.id}. Unpause and then stop the container before attempting removal or force remove`);
+    }
+    if (!opts.force && (s === 'running' || s === 'restarting')) {
+      throw conflict(`You cannot remove a running container ${record.id}. Stop the container before attempting removal or force remove`);
+    }
+    this.cancelRestart(record);
+    const run = this.runs.get(record.id);
+    if (run) {
+      record.state.stoppedByUser = true;
+      await this.signal(record, 9).catch(() => undefined);
+      await run.finished;
+    }
+    if (record.state.status !== 'removing') this.setStatus(record, 'removing');
+    await this.opts.runner.clear(record.id, { killFirst: true });
+    await this.opts.rootfs.remove(record.id);
+    this.store.delete(record);
+    this.lastRestartDelayMs.delete(record.id);
+    this.publish(record, 'destroy');
+    this.runSignals.emit(`ended:${record.id}`);
+    this.notify(record, ['not-running', 'next-exit', 'removed']);
+  }
+
+  private setStatus(record: ContainerRecord, status: ContainerStatus, change?: () => void): void {
+    if (!canMove(record.state.status, status)) {
+      throw new EngineError('system', `container ${record.id} cannot go from ${record.state.status} to ${status}`);
+    }
+    const before = structuredClone(record.state);
+    record.state.status = status;
+    change?.();
+    try {
+      this.store.save(record);
+    } catch (err) {
+      record.state = before;
+      throw err;
+    }
+  }
+
+  private waitResult(record: ContainerRecord): WaitResult {
+    return record.state.error !== '' ? { statusCode: record.state.exitCode, error: record.state.error } : { statusCode: record.state.exitCode };
+  }
+
+  private notify(record: ContainerRecord, conditions: WaitCondition[]): void {
+    const list = this.waiters.get(record.id);
+    if (!list) return;
+    const result = this.waitResult(record);
+    const keep = list.filter((w) => {
+      if (!conditions.includes(w.condition)) return true;
+      w.resolve(result);
+      return false;
+    });
+    if (keep.length > 0) this.waiters.set(record.id, keep);
+    else this.waiters.delete(record.id);
+  }
+
+  private publish(record: ContainerRecord, action: string, extra: Record<string, string> = {}): void {
+    this.opts.events.publish('container', action, {
+      id: record.id,
+      attributes: { ...(record.config.Labels ?? {}), image: record.config.Image ?? '', name: record.name.slice(1), ...extra },
+    });
+  }
+
+  /** Runs `fn` after every earlier operation on the same container. */
+  private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(id) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const settled = next.catch(() => undefined);
+    this.queues.set(id, settled);
+    void settled.then(() => {
+      if (this.queues.get(id) === settled) this.queues.delete(id);
+    });
+    return next;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

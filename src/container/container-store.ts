@@ -1,0 +1,96 @@
+// The containers' records: one JSON file each, written atomically before anything else learns of a
+// change (persist, then publish to memory, then acknowledge), and the lookups dockerd offers:
+// full ID, name, or a unique ID prefix.
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { EngineError, invalidParameter } from '../errors.js';
+import { writeFileAtomic } from '../store/atomic-file.js';
+import type { ContainerPaths } from './container-paths.js';
+import type { ContainerRecord } from './container-record.js';
+import { NameRegistry } from './container-names.js';
+
+const ID_PATTERN = /^[0-9a-f]{64}$/;
+
+export class NoSuchContainerError extends EngineError {
+  constructor(ref: string) {
+    super('notFound', `No such container: ${ref}`);
+    this.name = 'NoSuchContainerError';
+  }
+}
+
+export class ContainerStore {
+  private readonly paths: ContainerPaths;
+  private readonly records = new Map<string, ContainerRecord>();
+  readonly names = new NameRegistry();
+
+  constructor(paths: ContainerPaths) {
+    this.paths = paths;
+    mkdirSync(paths.containersRoot, { recursive: true, mode: 0o710 });
+  }
+
+  /** Reads every record; a directory without one is what an interrupted create left. */
+  load(): { loaded: ContainerRecord[]; incomplete: string[] } {
+    const incomplete: string[] = [];
+    for (const id of readdirSync(this.paths.containersRoot)) {
+      if (!ID_PATTERN.test(id)) continue;
+      let record: ContainerRecord;
+      try {
+        record = JSON.parse(readFileSync(this.paths.record(id), 'utf8')) as ContainerRecord;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        incomplete.push(id);
+        continue;
+      }
+      this.records.set(id, record);
+      this.names.reserve(record.name, id);
+    }
+    return { loaded: [...this.records.values()], incomplete };
+  }
+
+  /** Writes the record, then makes it the one in memory. */
+  save(record: ContainerRecord): void {
+    mkdirSync(this.paths.dir(record.id), { recursive: true, mode: 0o710 });
+    writeFileAtomic(this.paths.record(record.id), JSON.stringify(record));
+    this.records.set(record.id, record);
+  }
+
+  /** Forgets the container and removes its directory (the record goes first, by rename-free unlink). */
+  delete(record: ContainerRecord): void {
+    rmSync(this.paths.record(record.id), { force: true });
+    rmSync(this.paths.dir(record.id), { recursive: true, force: true });
+    this.records.delete(record.id);
+    this.names.release(record.name);
+  }
+
+  all(): ContainerRecord[] {
+    return [...this.records.values()];
+  }
+
+  count(): number {
+    return this.records.size;
+  }
+
+  byId(id: string): ContainerRecord | undefined {
+    return this.records.get(id);
+  }
+
+  /** dockerd's lookup order: the full ID, the name, then a unique ID prefix. */
+  resolve(ref: string): ContainerRecord {
+    const exact = this.records.get(ref);
+    if (exact) return exact;
+    const byName = this.names.idOf(ref.startsWith('/') ? ref : `/${ref}`);
+    if (byName !== undefined) {
+      const r = this.records.get(byName);
+      if (r) return r;
+    }
+    if (ref !== '' && /^[0-9a-f]+$/.test(ref)) {
+      let found: ContainerRecord | undefined;
+      for (const [id, r] of this.records) {
+        if (!id.startsWith(ref)) continue;
+        if (found) throw invalidParameter(`multiple IDs found with provided prefix: ${ref}`);
+        found = r;
+      }
+      if (found) return found;
+    }
+    throw new NoSuchContainerError(ref);
+  }
+}

@@ -1,0 +1,113 @@
+// Wires the containers' parts together: their paths, runc, root filesystems, the runner, the
+// records and the service, the images' knowledge of what containers use, and the routes' backend.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { ContainerBackend } from '../api/routes/container/backend.js';
+import { daemonCreateLimits } from '../container/config/create-limits.js';
+import { ContainerPaths } from '../container/container-paths.js';
+import { ContainerRunner } from '../container/container-runner.js';
+import { ContainerService } from '../container/container-service.js';
+import { ContainerStore } from '../container/container-store.js';
+import { watchHealth } from '../container/health/watch-health.js';
+import { buildContainerSpec, shmDirOf } from '../container/spec/build-spec.js';
+import { LocalVolumes } from '../container/spec/local-volumes.js';
+import type { ContainerLookup } from '../container/spec/namespaces.js';
+import { resolveMountPoints } from '../container/spec/resolve-mounts.js';
+import { copyImageContentToVolumes } from '../container/spec/volume-copy-up.js';
+import type { DaemonConfig } from '../config/daemon-config.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { ImageService } from '../image/image-service.js';
+import { RootfsStore } from '../image/rootfs/rootfs-store.js';
+import { Runc } from '../runtime/runc.js';
+import { resolveCommand } from '../runtime/tool-path.js';
+import type { Staging } from '../store/staging.js';
+import { containerBackend } from './container-backend.js';
+
+export async function startContainers(deps: { config: DaemonConfig; images: ImageService; staging: Staging; events: EventBus; log: Logger }) {
+  const { config, images, staging, events, log } = deps;
+  const paths = new ContainerPaths(config.dataRoot, config.execRoot);
+  const runc = new Runc({ stateDir: paths.runcRoot, logDir: paths.runcLogDir });
+  const rootfs = new RootfsStore({ root: path.join(config.dataRoot, 'rootfs'), staging, layerDirs: (chainId) => images.layerStackDirs(chainId) });
+  const store = new ContainerStore(paths);
+  const volumes = new LocalVolumes(path.join(config.dataRoot, 'volumes'));
+  const lookup: ContainerLookup = (ref) => {
+    let r;
+    try {
+      r = store.resolve(ref);
+    } catch {
+      return undefined;
+    }
+    const s = r.state.status;
+    return { id: r.id, pid: r.state.pid, running: s === 'running' || s === 'paused', restarting: s === 'restarting', shmPath: shmDirOf(paths.dir(r.id)), dir: paths.dir(r.id) };
+  };
+  const runner = new ContainerRunner({
+    paths,
+    rootfs,
+    runc,
+    runcPath: resolveCommand('runc'),
+    log,
+    buildSpec: (record, rootfsPath) =>
+      buildContainerSpec({
+        id: record.id,
+        config: record.config,
+        hostConfig: record.hostConfig,
+        rootfsPath,
+        containerDir: paths.dir(record.id),
+        mountPoints: record.mountPoints,
+        lookup,
+      }),
+  });
+  const service = new ContainerService({
+    store,
+    runner,
+    images,
+    rootfs,
+    events,
+    log,
+    resolveMounts: async (record) => {
+      const mountPoints = await resolveMountPoints({
+        config: record.config,
+        hostConfig: record.hostConfig,
+        volumes,
+        containers: (ref) => {
+          try {
+            return store.resolve(ref);
+          } catch {
+            return undefined;
+          }
+        },
+        daemonRoot: config.dataRoot,
+      });
+      // a new volume over an image directory starts with the image's files (unless nocopy)
+      if (mountPoints.some((m) => m.copyData)) {
+        const root = await rootfs.mount(record.id);
+        try {
+          await copyImageContentToVolumes(root, mountPoints);
+        } finally {
+          await rootfs.unmount(record.id);
+        }
+      }
+      return mountPoints;
+    },
+    watchHealth: (record, onChange) => watchHealth({ record, runc, onChange }),
+  });
+  images.setUsers({
+    containersOf: (imageId) => {
+      const users = service.usersOfImage(imageId);
+      const running = users.filter((r) => r.state.status === 'running' || r.state.status === 'paused' || r.state.status === 'restarting');
+      return { running: running.map((r) => r.id), stopped: users.filter((r) => !running.includes(r)).map((r) => r.id) };
+    },
+    layersInUse: () => rootfs.list().flatMap((r) => (r.topLayer === null ? [] : [r.topLayer])),
+  });
+  await service.recover();
+  const backend: ContainerBackend = containerBackend({
+    service,
+    images,
+    rootfs,
+    paths,
+    limits: daemonCreateLimits(),
+    dataRoot: config.dataRoot,
+    attachSocketPath: (id) => runner.attachSocketPath(id),
+  });
+  return { service, backend };
+}
