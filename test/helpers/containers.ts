@@ -33,7 +33,7 @@ export function sweep(dir: string): void {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmdline.includes(dir)) process.kill(Number(pid), 'SIGKILL');
+      if (cmdline.includes(dir) && Number(pid) !== process.pid) process.kill(Number(pid), 'SIGKILL');
     } catch {
       // gone
     }
