@@ -17,7 +17,7 @@ import type { ContainerRunner, LostRun } from './container-runner.js';
 import type { ContainerStore } from './container-store.js';
 import { canMove, initialState, isRunning, ZERO_TIME, type ContainerRecord, type ContainerStatus, type HealthState } from './container-record.js';
 import { restartDelayMs, startsWithDaemon } from './restart-policy.js';
-import { signalNumber } from './signals.js';
+import { parseSignal as signalNumber } from './config/stop-signal.js';
 
 /** dockerd's default for `docker stop` when neither `t` nor StopTimeout say. */
 const DEFAULT_STOP_TIMEOUT_S = 10;

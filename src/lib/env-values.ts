@@ -1,6 +1,7 @@
 // Environment lists (KEY=value entries) merged as dockerd merges them (moby container/env.go
-// ReplaceOrAppendEnvValues): an override replaces its key's entry where it stands or is appended,
-// and an override without `=` removes its key.
+// ReplaceOrAppendEnvValues): an override replaces its key's entry among the defaults where it
+// stands or is appended, and an override without `=` removes its key. Only the defaults are looked
+// up: two overrides of one key are both appended, as in dockerd.
 
 /** defaults with overrides applied; neither list is changed. */
 export function replaceOrAppendEnv(defaults: readonly string[], overrides: readonly string[]): string[] {
@@ -14,7 +15,7 @@ export function replaceOrAppendEnv(defaults: readonly string[], overrides: reado
     } else if (i !== undefined) {
       out[i] = entry;
     } else {
-      index.set(envKey(entry), out.push(entry) - 1);
+      out.push(entry);
     }
   }
   return out.filter((entry): entry is string => entry !== undefined);

@@ -3,17 +3,11 @@
 // dockerd versions check them at create, with the words used below), and sysctls it leaves to runc,
 // whose words are used below so that the failure comes at create instead of at start.
 import { EngineError, invalidParameter } from '../../errors.js';
+import { ALL_CAPABILITIES } from '../../runtime/capabilities.js';
 import type { HostConfig } from './types.js';
 
-/** The capabilities dockerd 20.10 knows (CAP_PERFMON and later are refused as unknown, asked). */
-export const KNOWN_CAPABILITIES = [
-  'CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_DAC_READ_SEARCH', 'CAP_FOWNER', 'CAP_FSETID', 'CAP_KILL', 'CAP_SETGID', 'CAP_SETUID',
-  'CAP_SETPCAP', 'CAP_LINUX_IMMUTABLE', 'CAP_NET_BIND_SERVICE', 'CAP_NET_BROADCAST', 'CAP_NET_ADMIN', 'CAP_NET_RAW',
-  'CAP_IPC_LOCK', 'CAP_IPC_OWNER', 'CAP_SYS_MODULE', 'CAP_SYS_RAWIO', 'CAP_SYS_CHROOT', 'CAP_SYS_PTRACE', 'CAP_SYS_PACCT',
-  'CAP_SYS_ADMIN', 'CAP_SYS_BOOT', 'CAP_SYS_NICE', 'CAP_SYS_RESOURCE', 'CAP_SYS_TIME', 'CAP_SYS_TTY_CONFIG', 'CAP_MKNOD',
-  'CAP_LEASE', 'CAP_AUDIT_WRITE', 'CAP_AUDIT_CONTROL', 'CAP_SETFCAP', 'CAP_MAC_OVERRIDE', 'CAP_MAC_ADMIN', 'CAP_SYSLOG',
-  'CAP_WAKE_ALARM', 'CAP_BLOCK_SUSPEND', 'CAP_AUDIT_READ',
-] as const;
+/** The capabilities dockerd 20.10 knows: the kernel's up to CAP_AUDIT_READ (CAP_PERFMON and later are refused as unknown, asked). */
+export const KNOWN_CAPABILITIES = ALL_CAPABILITIES.slice(0, ALL_CAPABILITIES.indexOf('CAP_AUDIT_READ') + 1);
 const known = new Set<string>(KNOWN_CAPABILITIES);
 
 /**

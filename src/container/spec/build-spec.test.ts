@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { daemonEnvironment, replaceOrAppendEnv } from './build-spec.js';
+import { replaceOrAppendEnv } from '../../lib/env-values.js';
+import { daemonEnvironment } from './build-spec.js';
 
 describe('daemonEnvironment', () => {
   it('puts PATH, HOSTNAME and TERM first, replaced in place by Config.Env', () => {

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { EngineError } from '../../errors.js';
+import { replaceOrAppendEnv } from '../../lib/env-values.js';
 import { ociSpec, type OciMount, type OciSpec } from '../../runtime/oci-spec.js';
 import type { ContainerConfig, HostConfig } from '../config/types.js';
 import { containerCapabilities } from './capabilities.js';
@@ -209,18 +210,3 @@ export function daemonEnvironment(config: ContainerConfig): string[] {
   return replaceOrAppendEnv(env, config.Env ?? []);
 }
 
-/** dockerd's ReplaceOrAppendEnvValues: an override replaces a default of its name in place, or is appended; a bare name unsets a default. */
-export function replaceOrAppendEnv(defaults: readonly string[], overrides: readonly string[]): string[] {
-  const out: Array<string | undefined> = [...defaults];
-  // only the defaults are looked up: two overrides of one name are both appended, as in dockerd
-  const index = new Map(defaults.map((e, i) => [e.split('=')[0], i]));
-  for (const o of overrides) {
-    const eq = o.indexOf('=');
-    const i = index.get(eq < 0 ? o : o.slice(0, eq));
-    if (eq < 0) {
-      if (i !== undefined) out[i] = undefined;
-    } else if (i !== undefined) out[i] = o;
-    else out.push(o);
-  }
-  return out.filter((e): e is string => e !== undefined);
-}
