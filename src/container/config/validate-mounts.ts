@@ -181,7 +181,7 @@ function duplicate(dest: string): EngineError {
 
 /** dockerd's validateBindDaemonRoot: a bind over or under the data root must not hold private mounts of it. */
 function withDaemonRootPropagation(p: ParsedMount, dataRoot: string): ParsedMount {
-  if (p.type !== 'bind' || !(p.source.startsWith(dataRoot) || dataRoot.startsWith(p.source))) return p;
+  if (p.type !== 'bind' || dataRoot === '' || !(p.source.startsWith(dataRoot) || dataRoot.startsWith(p.source))) return p;
   const asked = p.spec ? p.spec.BindOptions?.Propagation : p.mode.split(',').find((o) => propagationModes.has(o));
   if (!asked) return { ...p, propagation: 'rslave' };
   if (asked === 'rslave' || asked === 'rshared') return p;

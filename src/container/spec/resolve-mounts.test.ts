@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { ContainerConfig, HostConfig } from '../config/types.js';
 import { LocalVolumes } from './local-volumes.js';
-import { parseBind, resolveMountPoints, tmpfsData, type MountPoint } from './resolve-mounts.js';
+import { resolveMountPoints, type MountPoint } from './resolve-mounts.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'berth-mounts-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -79,20 +79,5 @@ describe('resolveMountPoints', () => {
     const [explicit] = await resolve({ Binds: ['/var/lib:/host:rshared'] }, {}, {}, '/var/lib/berth');
     assert.equal(explicit.Propagation, 'rshared');
     await assert.rejects(resolve({ Binds: ['/var/lib:/host:rprivate'] }, {}, {}, '/var/lib/berth'), /must use either propagation mode "rslave" or "rshared"/);
-  });
-
-  it('parses Binds as moby does', () => {
-    assert.throws(() => parseBind('/x'), { message: "invalid volume specification: '/x'" });
-    assert.throws(() => parseBind('/x:ro'), { message: "invalid volume specification: '/x:ro'" });
-    assert.throws(() => parseBind('/x:/y:bogus'), { message: 'invalid mode: bogus' });
-    assert.throws(() => parseBind('/x:/y:ro,rw'), { message: 'invalid mode: ro,rw' });
-    assert.throws(() => parseBind('/x:/'), /destination can't be '\/'/);
-    assert.deepEqual(parseBind('/x//:/y/../z/'), { Type: 'bind', Source: '/x', Destination: '/z', Mode: '', RW: true, Propagation: 'rprivate', createSource: true });
-  });
-
-  it('writes tmpfs sizes with the largest exact unit', () => {
-    assert.equal(tmpfsData({ TmpfsOptions: { SizeBytes: 64 * 1024 * 1024 } }), 'size=64m');
-    assert.equal(tmpfsData({ TmpfsOptions: { SizeBytes: 3072 }, ReadOnly: true }), 'ro,size=3k');
-    assert.equal(tmpfsData({}), '');
   });
 });
