@@ -1,6 +1,7 @@
 // docker run through the real CLI: exit codes, output streams, stdin, a terminal, detached runs
 // and their logs, against real runc containers under conmon.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import type { Berthd } from '../../helpers/berthd.js';
 import { startWithBusybox, teardown } from '../../helpers/containers.js';
@@ -46,6 +47,22 @@ describe('docker run', () => {
     const r = await d.docker(['run', '--rm', '-t', 'busybox', 'sh', '-c', 'test -t 1 && echo tty']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'tty\r\n');
+  });
+
+  test('-it: an interactive terminal (through script(1)), sized as the client\'s', async () => {
+    // the CLI wants a terminal for -t with -i: script gives it one, 33 rows by 101 columns
+    const inner = `stty rows 33 cols 101; DOCKER_HOST=${d.dockerHost} docker run -it --rm busybox sh`;
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn('script', ['-qec', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      p.on('close', (code) => resolve({ code, out }));
+      // the shell's prompt first, then a line typed as a user would, ended by a carriage return
+      setTimeout(() => p.stdin.write('stty size; exit 7\r'), 1500);
+      setTimeout(() => p.stdin.end(), 4000);
+    });
+    assert.equal(r.code, 7, r.out);
+    assert.match(r.out, /\r\n33 101\r\n/);
   });
 
   test('kill gives 137; SIGTERM through an init gives 143', async () => {
