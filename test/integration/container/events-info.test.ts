@@ -2,17 +2,26 @@
 // die, stop, restart, destroy, health_status, oom), in Docker 20.10's order and with its attributes;
 // and the container counts of /info and the Containers of /system/df.
 import assert from 'node:assert/strict';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Berthd } from '../../helpers/berthd.js';
 import { inspectContainer, startWithBusybox, teardown } from '../../helpers/containers.js';
 
+// conmon (all versions) also creates a file "oom" in its working directory when its container
+// hits the OOM killer: berthd's, which is this test's
+const strayOom = path.join(process.cwd(), 'oom');
+
 describe('container events, /info and /system/df', () => {
   let d: Berthd;
+  let hadStrayOom = false;
   before(async () => {
+    hadStrayOom = existsSync(strayOom);
     d = await startWithBusybox();
   });
   after(async () => {
     await teardown(d);
+    if (!hadStrayOom) rmSync(strayOom, { force: true });
   });
 
   const nowS = () => Math.floor(Date.now() / 1000);
@@ -142,6 +151,24 @@ describe('container events, /info and /system/df', () => {
       await d.docker(['rm', '-f', id]);
     }
   });
+
+  test(
+    'an OOM kill leaves no file "oom" in the daemon\'s working directory',
+    { todo: 'conmon is spawned without a cwd, so it writes its "oom" marker into berthd\'s working directory (podman runs it in the bundle directory)' },
+    async (t) => {
+      if (hadStrayOom) return t.skip(`${strayOom} was there before the test`);
+      rmSync(strayOom, { force: true }); // the OOM test's
+      const id = (await d.docker(['run', '-d', '--memory', '8m', 'busybox', 'sh', '-c', 'x=$(head -c 64000000 /dev/zero | tr "\\0" a)'])).stdout.trim();
+      try {
+        assert.equal((await d.docker(['wait', id], { timeoutMs: 60000 })).stdout.trim(), '137');
+        assert.equal((await inspectContainer(d, id)).State.OOMKilled, true);
+        assert.equal(existsSync(strayOom), false, `${strayOom} exists`);
+      } finally {
+        await d.docker(['rm', '-f', id]);
+        rmSync(strayOom, { force: true });
+      }
+    },
+  );
 
   test('/info counts containers by state, and /system/df lists them', async () => {
     const info = async () => {
