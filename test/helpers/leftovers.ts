@@ -1,0 +1,64 @@
+// What a daemon's containers leave on the host, to check that a failed or finished operation left
+// nothing: records and root filesystems on disk, mounts under the test's directory, runc state,
+// and conmon processes started for it.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Berthd } from './berthd.js';
+
+export interface Leftovers {
+  containers: string[];
+  rootfs: string[];
+  mounts: string[];
+  runc: string[];
+  conmons: number[];
+}
+
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Mount points at or under `dir`, from this process's mountinfo. */
+export function mountsUnder(dir: string): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[4])
+    .filter((m): m is string => m !== undefined && (m === dir || m.startsWith(`${dir}/`)))
+    .sort();
+}
+
+/** Container IDs runc knows under the daemon's exec root. */
+export function runcContainers(d: Berthd): string[] {
+  const out = execFileSync('runc', ['--root', path.join(d.dir, 'exec', 'runc'), 'list', '--format', 'json'], { encoding: 'utf8' });
+  return ((JSON.parse(out || 'null') as Array<{ id: string }> | null) ?? []).map((c) => c.id).sort();
+}
+
+/** Live (not zombie) conmon processes whose command line names the daemon's directory. */
+export function conmonsOf(d: Berthd): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // a zombie conmon waits for pid 1 to reap it (slow on this machine): it holds nothing
+      if (!stat.includes('(conmon)') || stat.charAt(stat.lastIndexOf(')') + 2) === 'Z') continue;
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(d.dir)) pids.push(Number(pid));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+export function leftovers(d: Berthd): Leftovers {
+  return {
+    containers: entries(path.join(d.dataRoot, 'containers')),
+    rootfs: entries(path.join(d.dataRoot, 'rootfs')),
+    mounts: mountsUnder(d.dir),
+    runc: runcContainers(d),
+    conmons: conmonsOf(d),
+  };
+}
