@@ -201,7 +201,10 @@ export class ContainerService {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
       this.cancelRestart(record);
-      if (isRunning(record.state)) await this.stopRun(record, timeoutS);
+      if (isRunning(record.state)) {
+        await this.stopRun(record, timeoutS);
+        this.publish(record, 'stop');
+      }
       record.state.stoppedByUser = false;
       await this.launch(record);
       this.publish(record, 'restart');

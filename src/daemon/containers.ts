@@ -9,7 +9,7 @@ import { ContainerRunner } from '../container/container-runner.js';
 import { ContainerService } from '../container/container-service.js';
 import { ContainerStore } from '../container/container-store.js';
 import { watchHealth } from '../container/health/watch-health.js';
-import { buildContainerSpec, shmDirOf } from '../container/spec/build-spec.js';
+import { buildContainerSpec, shmDirOf, workingDirectory } from '../container/spec/build-spec.js';
 import { LocalVolumes } from '../container/spec/local-volumes.js';
 import type { ContainerLookup } from '../container/spec/namespaces.js';
 import { resolveMountPoints } from '../container/spec/resolve-mounts.js';
@@ -78,10 +78,12 @@ export async function startContainers(deps: { config: DaemonConfig; images: Imag
         },
         daemonRoot: config.dataRoot,
       });
-      // a new volume over an image directory starts with the image's files (unless nocopy)
-      if (mountPoints.some((m) => m.copyData)) {
+      // as dockerd at create: the working directory is made (a file in its place is refused), and a
+      // new volume over an image directory starts with the image's files (unless nocopy)
+      if (record.config.WorkingDir || mountPoints.some((m) => m.copyData)) {
         const root = await rootfs.mount(record.id);
         try {
+          workingDirectory(root, record.config.WorkingDir);
           await copyImageContentToVolumes(root, mountPoints);
         } finally {
           await rootfs.unmount(record.id);

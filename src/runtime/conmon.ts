@@ -154,6 +154,8 @@ export async function startUnderConmon(opts: ConmonOptions): Promise<ConmonConta
   const child = spawn(opts.conmonPath ?? 'conmon', conmonArgs(opts), {
     // its own session from the start, so a signal to berthd's process group never reaches it
     detached: true,
+    // conmon writes files (an `oom` marker) into its working directory: the bundle, as podman does
+    cwd: opts.bundleDir,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
     env: {
       PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',

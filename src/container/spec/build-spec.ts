@@ -189,8 +189,8 @@ function depth(destination: string): number {
   return cleanPath(destination).split('/').length;
 }
 
-/** WorkingDir (or /), made in the root filesystem when missing, owned by root with 0755 as in Docker 20.10. */
-function workingDirectory(rootfs: string, workingDir: string | undefined): string {
+/** WorkingDir (or /), made in the root filesystem when missing, owned by root with 0755 as in Docker 20.10 (at create, and again at start). */
+export function workingDirectory(rootfs: string, workingDir: string | undefined): string {
   if (!workingDir) return '/';
   const cwd = cleanPath(workingDir);
   const onHost = resolveInRoot(rootfs, cwd);

@@ -73,7 +73,6 @@ describe('container events, /info and /system/df', () => {
 
   test(
     'restart: kill, die, stop, start, restart (as Docker 20.10)',
-    { todo: 'berth emits no "stop" event between die and start on restart; dockerd\'s restart goes through containerStop, which logs it' },
     async () => {
       const id = (await d.docker(['run', '-d', '--name', 'ev-restart', 'busybox', 'sleep', '300'])).stdout.trim();
       try {
@@ -154,7 +153,6 @@ describe('container events, /info and /system/df', () => {
 
   test(
     'an OOM kill leaves no file "oom" in the daemon\'s working directory',
-    { todo: 'conmon is spawned without a cwd, so it writes its "oom" marker into berthd\'s working directory (podman runs it in the bundle directory)' },
     async (t) => {
       if (hadStrayOom) return t.skip(`${strayOom} was there before the test`);
       rmSync(strayOom, { force: true }); // the OOM test's
