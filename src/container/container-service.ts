@@ -14,7 +14,7 @@ import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
 import type { ExitRecord } from '../runtime/exit-files.js';
 import { ContainerCommandError } from '../runtime/runtime-errors.js';
 import type { ContainerRunner, LostRun } from './container-runner.js';
-import type { ContainerStore } from './container-store.js';
+import { NoSuchContainerError, type ContainerStore } from './container-store.js';
 import { canMove, initialState, isRunning, ZERO_TIME, type ContainerRecord, type ContainerStatus, type HealthState } from './container-record.js';
 import { restartDelayMs, startsWithDaemon } from './restart-policy.js';
 import { parseSignal as signalNumber } from './config/stop-signal.js';
@@ -594,10 +594,11 @@ export class ContainerService {
     });
   }
 
-  /** Runs `fn` after every earlier operation on the same container. */
+  /** Runs `fn` after every earlier operation on the same container, if the container is still there. */
   private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.queues.get(id) ?? Promise.resolve();
-    const next = previous.then(fn, fn);
+    const run = (): Promise<T> => (this.store.byId(id) === undefined ? Promise.reject(new NoSuchContainerError(id)) : fn());
+    const next = previous.then(run, run);
     const settled = next.catch(() => undefined);
     this.queues.set(id, settled);
     void settled.then(() => {
