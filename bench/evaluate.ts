@@ -22,7 +22,7 @@ export function describeTarget(row: Row): string {
     case 'atLeastReference':
       return 'ratio ≥ 1.0';
     case 'atMostReference':
-      return 'ratio ≤ 1.0';
+      return `ratio ≤ ${(row.target.ratio ?? 1).toFixed(1)}`;
     case 'below':
       return `< ${row.target.limit} ${row.unit}`;
   }
@@ -35,7 +35,7 @@ function status(row: Row, ratio: number | null): Status | null {
     case 'atLeastReference':
       return ratio === null ? 'n/a' : ratio >= 1 ? 'met' : 'not met';
     case 'atMostReference':
-      return ratio === null ? 'n/a' : ratio <= 1 ? 'met' : 'not met';
+      return ratio === null ? 'n/a' : ratio <= (row.target.ratio ?? 1) ? 'met' : 'not met';
     case 'below':
       return row.berth < row.target.limit ? 'met' : 'not met';
   }

@@ -19,8 +19,8 @@ export interface BenchContext {
 /** The goal a row is held to, in the row's unit. */
 export type Target =
   | { kind: 'atLeastReference' }
-  /** For times: berth takes no longer than the reference. */
-  | { kind: 'atMostReference' }
+  /** For times and memory: berth takes no more than `ratio` (1 when omitted) of the reference's. */
+  | { kind: 'atMostReference'; ratio?: number }
   | { kind: 'below'; limit: number };
 
 export type Unit = 'req/s' | 'ms' | 's' | 'MiB';

@@ -14,9 +14,34 @@ export interface ProcessMemory {
 }
 
 export function processMemory(pid: number): ProcessMemory {
+  // a child may end between the listing and the read
   const processes = [pid, ...childPids(pid)].map(processRss).filter((p): p is ProcessRss => p !== null);
   if (processes[0]?.pid !== pid) throw new Error(`process ${pid} is gone`);
+  return total(processes);
+}
+
+/** The resident memory of the given processes together; throws if one of them is gone. */
+export function processesMemory(pids: readonly number[]): ProcessMemory {
+  const processes = pids.map((pid) => {
+    const rss = processRss(pid);
+    if (rss === null) throw new Error(`process ${pid} is gone`);
+    return rss;
+  });
+  return total(processes);
+}
+
+/** Two measurements as one. */
+export function combineMemory(a: ProcessMemory, b: ProcessMemory): ProcessMemory {
+  return total([...a.processes, ...b.processes]);
+}
+
+function total(processes: ProcessRss[]): ProcessMemory {
   return { rssMiB: processes.reduce((sum, p) => sum + p.rssMiB, 0), processes };
+}
+
+/** The parent of a process (a container's first process: its conmon, or containerd's shim). */
+export function parentPid(pid: number): number {
+  return statPpid(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 /** The process's name, or null when there is no such process. */
@@ -51,9 +76,12 @@ function childPids(parent: number): number[] {
     } catch {
       continue;
     }
-    // The name in parentheses may hold spaces and parentheses; the parent pid is the second field after it.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (ppid === parent) children.push(Number(entry));
+    if (statPpid(stat) === parent) children.push(Number(entry));
   }
   return children;
+}
+
+function statPpid(stat: string): number {
+  // The name in parentheses may hold spaces and parentheses; the parent pid is the second field after it.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }

@@ -1,10 +1,15 @@
 // Every figure the benchmark takes, in the order it takes them. Memory comes first, while the
-// machine is quiet; the load test, which heats everything, and the image transfers, which also
-// load the disk, come last.
+// machine is quiet; then the container figures, lightest first; the load test, which heats
+// everything, and the image transfers, which also load the disk, come last.
 import type { Figure } from '../figure.js';
+import { concurrentRun } from './concurrent-run.js';
+import { containerCycle } from './container-cycle.js';
+import { containerList } from './container-list.js';
+import { containerRun } from './container-run.js';
 import { idleMemory } from './idle-memory.js';
 import { imageLoadSave } from './image-load-save.js';
 import { requestLoad } from './request-load.js';
+import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 
-export const allFigures: Figure[] = [idleMemory, startUpTime, requestLoad, imageLoadSave];
+export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, containerRun, containerCycle, containerList, concurrentRun, requestLoad, imageLoadSave];

@@ -56,6 +56,7 @@ describe('behaviour table', () => {
     defaultIpcModeShareable: { '1.25': true, '1.40': false, '1.41': false },
     kernelMemoryTcpField: { '1.25': false, '1.40': true, '1.41': true },
     bindNonRecursiveOption: { '1.25': false, '1.40': true, '1.41': true },
+    attachWebsocketBinaryMessages: { '1.25': false, '1.40': true, '1.41': true },
   };
   it('has an expectation for every behaviour', () => {
     assert.deepEqual([...BEHAVIOUR_NAMES].sort(), Object.keys(expected).sort());

@@ -55,6 +55,11 @@ const behaviours = {
     reason: 'Mount.BindOptions.NonRecursive is honoured at create; older versions have it ignored',
     source: 'moby v20.10.27 postContainersCreate; seed: Mount.BindOptions (asked: dropped at 1.25)',
   },
+  attachWebsocketBinaryMessages: {
+    since: '1.28',
+    reason: 'GET /containers/{id}/attach/ws sends output in binary messages; older versions send text ones',
+    source: 'moby v20.10.27 wsContainersAttach (asked: binary at 1.41, text at 1.25)',
+  },
 } satisfies Record<string, Behaviour>;
 
 export type BehaviourName = keyof typeof behaviours;

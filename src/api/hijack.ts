@@ -60,14 +60,8 @@ export function wasHijacked(res: ServerResponse): boolean {
 
 /** Answers with the raw-stream head and hands over the connection. Validate everything before calling. */
 export function hijack(ctx: RequestContext): HijackedStream {
-  const { req, res } = ctx;
-  const socket = req.socket;
-  hijackedResponses.add(res);
-  ctx.hijacks.add(socket);
-  // an error event without a listener would crash the daemon; it is followed by 'close'
-  socket.on('error', () => {});
-  socket.setTimeout(0);
-  socket.setNoDelay(true);
+  const { req } = ctx;
+  const socket = claimConnection(ctx);
   const closed = new Promise<void>((resolve) => {
     if (socket.destroyed) resolve();
     else socket.once('close', () => resolve());
@@ -105,6 +99,21 @@ export function hijack(ctx: RequestContext): HijackedStream {
 }
 
 /**
+ * Takes the request's connection from the HTTP server: the server writes no error on it any more,
+ * and shutdown cuts it. For routes that speak their own protocol on it (raw streams, WebSocket).
+ */
+export function claimConnection(ctx: RequestContext): Socket {
+  const socket = ctx.req.socket;
+  hijackedResponses.add(ctx.res);
+  ctx.hijacks.add(socket);
+  // an error event without a listener would crash the daemon; it is followed by 'close'
+  socket.on('error', () => {});
+  socket.setTimeout(0);
+  socket.setNoDelay(true);
+  return socket;
+}
+
+/**
  * The body of an upgrade request (exec start sends its JSON with the upgrade). Node 20 does not
  * parse it: its bytes are at the head of the socket, Content-Length of them. A plain request's
  * body is read as usual.
@@ -134,7 +143,7 @@ export async function readUpgradeBody(ctx: RequestContext, maxBytes: number): Pr
 }
 
 /** Node's own test for the 'upgrade' event: an Upgrade header and a Connection header naming it. */
-function isUpgrade(req: IncomingMessage): boolean {
+export function isUpgrade(req: IncomingMessage): boolean {
   return req.headers.upgrade !== undefined && /(^|,)\s*upgrade\s*(,|$)/i.test(req.headers.connection ?? '');
 }
 

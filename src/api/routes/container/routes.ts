@@ -2,6 +2,7 @@
 import type { Route } from '../../router.js';
 import type { ContainerBackend } from './backend.js';
 import { containerAttach } from './container-attach.js';
+import { containerAttachWebsocket } from './container-attach-ws.js';
 import { containerCreate } from './container-create.js';
 import { containerKill, containerPause, containerResize, containerRestart, containerStart, containerStop, containerUnpause } from './container-lifecycle.js';
 import { containerLogs } from './container-logs.js';
@@ -23,6 +24,7 @@ export function containerRoutes(backend: ContainerBackend): Route[] {
     { operationId: 'ContainerPause', method: 'POST', path: '/containers/{id}/pause', handle: containerPause(backend) },
     { operationId: 'ContainerUnpause', method: 'POST', path: '/containers/{id}/unpause', handle: containerUnpause(backend) },
     { operationId: 'ContainerAttach', method: 'POST', path: '/containers/{id}/attach', handle: containerAttach(backend) },
+    { operationId: 'ContainerAttachWebsocket', method: 'GET', path: '/containers/{id}/attach/ws', handle: containerAttachWebsocket(backend) },
     { operationId: 'ContainerWait', method: 'POST', path: '/containers/{id}/wait', handle: containerWait(backend) },
     { operationId: 'ContainerDelete', method: 'DELETE', path: '/containers/{id}', handle: containerDelete(backend) },
     { operationId: 'ContainerPrune', method: 'POST', path: '/containers/prune', handle: containerPrune(backend) },
