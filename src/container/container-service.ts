@@ -343,6 +343,8 @@ export class ContainerService {
   private async recoverOne(record: ContainerRecord): Promise<void> {
     const s = record.state;
     if (s.status === 'removing' || s.status === 'dead') {
+      // a removal the daemon did not finish: what a run may have left goes first
+      await this.opts.runner.clear(record.id, { killFirst: true });
       await this.removeNow(record, { force: true, removeVolumes: false });
       return;
     }
@@ -546,7 +548,7 @@ export class ContainerService {
       await run.finished;
     }
     if (record.state.status !== 'removing') this.setStatus(record, 'removing');
-    await this.opts.runner.clear(record.id, { killFirst: true });
+    // the end of the last run cleared its runtime state already; the root filesystem goes now
     await this.opts.rootfs.remove(record.id);
     this.store.delete(record);
     this.lastRestartDelayMs.delete(record.id);
