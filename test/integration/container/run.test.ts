@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import type { Berthd } from '../../helpers/berthd.js';
-import { startWithBusybox, teardown } from '../../helpers/containers.js';
+import { inspectContainer, startWithBusybox, teardown } from '../../helpers/containers.js';
 
 describe('docker run', () => {
   let d: Berthd;
@@ -51,18 +51,20 @@ describe('docker run', () => {
 
   test('-it: an interactive terminal (through script(1)), sized as the client\'s', async () => {
     // the CLI wants a terminal for -t with -i: script gives it one, 33 rows by 101 columns
-    const inner = `stty rows 33 cols 101; DOCKER_HOST=${d.dockerHost} docker run -it --rm busybox sh`;
-    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn('script', ['-qec', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
-      let out = '';
-      p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      p.on('close', (code) => resolve({ code, out }));
-      // the shell's prompt first, then a line typed as a user would, ended by a carriage return
-      setTimeout(() => p.stdin.write('stty size; exit 7\r'), 1500);
-      setTimeout(() => p.stdin.end(), 4000);
-    });
+    const r = await inTerminal(`stty rows 33 cols 101; DOCKER_HOST=${d.dockerHost} docker run -it --rm busybox sh`, ['stty size; exit 7\r']);
     assert.equal(r.code, 7, r.out);
     assert.match(r.out, /\r\n33 101\r\n/);
+  });
+
+  test('-it: ctrl-p ctrl-q detaches and leaves the shell running; attach types into it again', async () => {
+    const name = 'it-detach';
+    const first = await inTerminal(`DOCKER_HOST=${d.dockerHost} docker run -it --name ${name} busybox sh`, ['echo one\r', '\x10\x11']);
+    assert.equal(first.code, 0, first.out);
+    assert.equal((await inspectContainer(d, name)).State.Status, 'running');
+    const second = await inTerminal(`DOCKER_HOST=${d.dockerHost} docker attach ${name}`, ['echo two; exit 3\r']);
+    assert.equal(second.code, 3, second.out);
+    assert.match(second.out, /\r\ntwo\r\n/);
+    await d.docker(['rm', name]);
   });
 
   test('kill gives 137; SIGTERM through an init gives 143', async () => {
@@ -100,3 +102,15 @@ describe('docker run', () => {
     await d.docker(['rm', id]);
   });
 });
+
+/** Runs a command on a terminal of its own (script(1)), typing each input a second apart; its exit code and output. */
+function inTerminal(command: string, inputs: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const p = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    p.on('close', (code) => resolve({ code, out }));
+    inputs.forEach((input, i) => setTimeout(() => p.stdin.write(input), 1500 + i * 1000));
+    setTimeout(() => p.stdin.end(), 2500 + inputs.length * 1000);
+  });
+}
