@@ -14,7 +14,7 @@ import { selectContainers } from '../container/container-filters.js';
 import type { ContainerPaths } from '../container/container-paths.js';
 import type { ContainerRecord } from '../container/container-record.js';
 import type { ContainerService } from '../container/container-service.js';
-import { conflict } from '../errors.js';
+import { conflict, notImplemented } from '../errors.js';
 import type { ImageService } from '../image/image-service.js';
 import type { RootfsStore } from '../image/rootfs/rootfs-store.js';
 import { directorySizeBytes } from '../lib/directory-size.js';
@@ -132,7 +132,12 @@ export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
       if (r.state.status === 'restarting') throw conflict('You cannot attach to a restarting container, wait until it is running');
       return target(r);
     },
-    logTarget: (ref) => target(service.get(ref)),
+    logTarget(ref) {
+      const r = service.get(ref);
+      // the log is still kept (attach follows it), but as with dockerd, a `none` driver has nothing to read
+      if (r.hostConfig.LogConfig?.Type === 'none') throw notImplemented('configured logging driver does not support reading');
+      return target(r);
+    },
     detachKeys: (spec) => parseDetachKeys(spec),
     attach: (t, session) => runAttach({ container: { ...t, stdinOpen: t.openStdin }, ...session }),
     readLog: (t, opts) => readContainerLog(t.logPath, opts),

@@ -65,4 +65,11 @@ export function validatePlatformOptions(hc: HostConfig): void {
   const oom = hc.OomScoreAdj ?? 0;
   if (oom < -1000 || oom > 1000) throw invalidParameter(`Invalid value ${oom}, range for oom score adj is [-1000, 1000]`);
   if (hc.Runtime && !(RUNTIMES as readonly string[]).includes(hc.Runtime)) throw invalidParameter(`Unknown runtime specified ${hc.Runtime}`);
+  // without user-namespace remapping, only the host's user namespace exists (dockerd's UsernsMode.Valid)
+  if (hc.UsernsMode && hc.UsernsMode !== 'host') throw invalidParameter(`invalid USER mode: ${hc.UsernsMode}`);
+  // berth has no device drivers (GPUs): refused as dockerd refuses a request no driver serves
+  for (const r of hc.DeviceRequests ?? []) {
+    const caps = `[${(r.Capabilities ?? []).map((and) => `[${and.join(' ')}]`).join(' ')}]`;
+    throw new EngineError('system', `could not select device driver "${r.Driver ?? ''}" with capabilities: ${caps}`);
+  }
 }

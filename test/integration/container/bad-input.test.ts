@@ -60,6 +60,8 @@ const cases: BadCase[] = [
   { what: 'OomScoreAdj out of range', body: host({ OomScoreAdj: 1001 }), status: 400, message: /oom score adj/ },
   { what: 'unknown log driver', body: host({ LogConfig: { Type: 'nosuchdriver' } }), status: 400, message: /nosuchdriver/ },
   { what: 'bad add-host', body: host({ ExtraHosts: ['nocolon'] }), status: 400, message: /add-host.*nocolon/ },
+  { what: 'a device request no driver serves', body: host({ DeviceRequests: [{ Count: -1, Capabilities: [['gpu']] }] }), status: 500, message: /^could not select device driver "" with capabilities: \[\[gpu\]\]$/ },
+  { what: 'a user namespace mode other than host', body: host({ UsernsMode: 'bogus' }), status: 400, message: /^invalid USER mode: bogus$/ },
   { what: 'wrong JSON type', body: { ...cmd, Tty: 'yes' }, status: 500, message: /^json: cannot unmarshal string into Go struct field ContainerConfigWrapper.Tty of type bool$/ },
 ];
 

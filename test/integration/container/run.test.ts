@@ -30,6 +30,16 @@ describe('docker run', () => {
     assert.match(r.stderr, /executable file not found/);
   });
 
+  test('--log-driver none: nothing to read, as dockerd says (501)', async () => {
+    const id = (await d.docker(['run', '-d', '--log-driver', 'none', 'busybox', 'echo', 'hi'])).stdout.trim();
+    await d.docker(['wait', id]);
+    const logs = await d.docker(['logs', id]);
+    assert.notEqual(logs.code, 0);
+    assert.match(logs.stderr, /configured logging driver does not support reading/);
+    assert.equal((await d.request('GET', `/containers/${id}/logs?stdout=1`)).status, 501);
+    await d.docker(['rm', id]);
+  });
+
   test('stdout and stderr stay apart', async () => {
     const r = await d.docker(['run', '--rm', 'busybox', 'sh', '-c', 'echo out; echo err >&2']);
     assert.equal(r.code, 0, r.stderr);
