@@ -177,7 +177,7 @@ export class ContainerService {
       if (s === 'paused') throw conflict('cannot start a paused container, try unpause instead');
       if (s === 'running' || s === 'restarting') throw notModified();
       if (s === 'removing' || s === 'dead') throw conflict(`container ${record.id} is marked for removal and cannot be started`);
-      record.state.stoppedByUser = false;
+      this.resetRestartPolicy(record);
       try {
         await this.launch(record);
       } catch (err) {
@@ -205,7 +205,7 @@ export class ContainerService {
         await this.stopRun(record, timeoutS);
         this.publish(record, 'stop');
       }
-      record.state.stoppedByUser = false;
+      this.resetRestartPolicy(record);
       await this.launch(record);
       this.publish(record, 'restart');
     });
@@ -491,6 +491,13 @@ export class ContainerService {
       }).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'restart by policy failed'));
     }, delayMs);
     this.restartTimers.set(record.id, { timer, delayMs });
+  }
+
+  /** A user's start: the restart policy begins afresh (dockerd's ResetRestartManager: count and delay). */
+  private resetRestartPolicy(record: ContainerRecord): void {
+    record.state.stoppedByUser = false;
+    record.restartCount = 0;
+    this.lastRestartDelayMs.delete(record.id);
   }
 
   /** Cancels a pending restart; true when there was one (the container is then exited). */

@@ -36,6 +36,14 @@ describe('restart policies', () => {
       return s.restarts === 2 && s.status === 'exited' ? s : undefined;
     });
     assert.equal(s.exitCode, 4);
+    // a user's start begins the policy afresh (dockerd resets the count): it restarts twice more
+    const since = (Date.now() / 1000).toFixed(3);
+    assert.equal((await d.docker(['start', 'onfail'])).code, 0);
+    await until('two more restarts', async () => {
+      const events = await d.docker(['events', '--since', String(since), '--until', String(Math.ceil(Date.now() / 1000)), '--filter', 'container=onfail', '--filter', 'event=start', '--format', '{{.Action}}']);
+      const again = await state('onfail');
+      return events.stdout.trim().split('\n').length === 3 && again.status === 'exited' && again.restarts === 2 ? true : undefined;
+    });
   });
 
   test('on-failure leaves a successful exit alone; always restarts it', async () => {
