@@ -10,9 +10,10 @@ import { normalizeCreate } from '../container/config/normalize-create.js';
 import { runAttach } from '../container/attach/attach-session.js';
 import { parseDetachKeys } from '../container/attach/detach-keys.js';
 import { readContainerLog } from '../container/logs/container-log.js';
+import { HOSTNAME_FILE, HOSTS_FILE, RESOLV_CONF_FILE } from '../container/spec/etc-files.js';
 import { selectContainers } from '../container/container-filters.js';
 import type { ContainerPaths } from '../container/container-paths.js';
-import type { ContainerRecord } from '../container/container-record.js';
+import { isRunning, type ContainerRecord } from '../container/container-record.js';
 import type { ContainerService } from '../container/container-service.js';
 import { conflict, notImplemented } from '../errors.js';
 import type { ImageService } from '../image/image-service.js';
@@ -40,9 +41,9 @@ export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
     const v: ContainerView = {
       record,
       logPath: paths.log(record.id),
-      hostnamePath: path.join(dir, 'hostname'),
-      hostsPath: path.join(dir, 'hosts'),
-      resolvConfPath: path.join(dir, 'resolv.conf'),
+      hostnamePath: path.join(dir, HOSTNAME_FILE),
+      hostsPath: path.join(dir, HOSTS_FILE),
+      resolvConfPath: path.join(dir, RESOLV_CONF_FILE),
       graphDriver: {
         lowerDir: rootfs.get(record.id)?.lowerDirs.join(':') ?? '',
         mergedDir: rootfs.mergedDir(record.id),
@@ -72,7 +73,7 @@ export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
     started: service.runStarted(r.id),
     openStdin: r.config.OpenStdin === true,
     stdinOnce: r.config.StdinOnce === true,
-    running: r.state.status === 'running' || r.state.status === 'paused',
+    running: isRunning(r.state),
   });
 
   return {

@@ -7,6 +7,7 @@ import { daemonCreateLimits } from '../container/config/create-limits.js';
 import { ContainerPaths } from '../container/container-paths.js';
 import { ContainerRunner } from '../container/container-runner.js';
 import { ContainerService } from '../container/container-service.js';
+import { isRunning } from '../container/container-record.js';
 import { ContainerStore } from '../container/container-store.js';
 import { watchHealth } from '../container/health/watch-health.js';
 import { buildContainerSpec, shmDirOf, workingDirectory } from '../container/spec/build-spec.js';
@@ -38,7 +39,7 @@ export async function startContainers(deps: { config: DaemonConfig; images: Imag
       return undefined;
     }
     const s = r.state.status;
-    return { id: r.id, pid: r.state.pid, running: s === 'running' || s === 'paused', restarting: s === 'restarting', shmPath: shmDirOf(paths.dir(r.id)), dir: paths.dir(r.id) };
+    return { id: r.id, pid: r.state.pid, running: isRunning(r.state), restarting: s === 'restarting', shmPath: shmDirOf(paths.dir(r.id)), dir: paths.dir(r.id) };
   };
   const runner = new ContainerRunner({
     paths,
@@ -96,7 +97,7 @@ export async function startContainers(deps: { config: DaemonConfig; images: Imag
   images.setUsers({
     containersOf: (imageId) => {
       const users = service.usersOfImage(imageId);
-      const running = users.filter((r) => r.state.status === 'running' || r.state.status === 'paused' || r.state.status === 'restarting');
+      const running = users.filter((r) => isRunning(r.state) || r.state.status === 'restarting');
       return { running: running.map((r) => r.id), stopped: users.filter((r) => !running.includes(r)).map((r) => r.id) };
     },
     layersInUse: () => rootfs.list().flatMap((r) => (r.topLayer === null ? [] : [r.topLayer])),

@@ -2,9 +2,8 @@
 // busybox test image's root filesystem, each effect checked from inside the container. Every
 // container, mount, cgroup and folder goes in after(), also when a test fails.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { ContainerConfig, HostConfig } from '../../../src/container/config/types.js';
 import { buildContainerSpec, shmDirOf } from '../../../src/container/spec/build-spec.js';
@@ -14,41 +13,27 @@ import type { JoinableContainer } from '../../../src/container/spec/namespaces.j
 import { resolveMountPoints, type MountPoint } from '../../../src/container/spec/resolve-mounts.js';
 import { isMountPoint, unmountShm } from '../../../src/container/spec/shm.js';
 import { copyImageContentToVolumes } from '../../../src/container/spec/volume-copy-up.js';
-import { applyLayer } from '../../../src/image/archive/layer-applier.js';
 import { Runc } from '../../../src/runtime/runc.js';
-import { tempDir } from '../../helpers/berthd.js';
-import { BUSYBOX_PATH, busyboxLayer } from '../../helpers/busybox-image.js';
+import { BUSYBOX_PATH } from '../../helpers/busybox-image.js';
+import { RuncFixture } from '../../helpers/runc-fixture.js';
 
 const CGROUP_PARENT = `/berth-test-spec-${process.pid}`;
 
+let fixture: RuncFixture;
 let dir: string;
 let rootfs: string;
 let runc: Runc;
-const created = new Set<string>();
+let created: Set<string>;
 const shmDirs = new Set<string>();
 
 before(async () => {
-  dir = tempDir('berth-spec-');
-  rootfs = path.join(dir, 'rootfs');
-  mkdirSync(rootfs);
-  await applyLayer(Readable.from([await busyboxLayer()]), { target: rootfs, lowerDirs: [] });
-  runc = new Runc({ stateDir: path.join(dir, 'state'), logDir: path.join(dir, 'logs'), timeoutMs: 10_000 });
+  fixture = await RuncFixture.create('berth-spec-', CGROUP_PARENT);
+  ({ dir, rootfs, runc, created } = fixture);
 });
 
 after(async () => {
-  for (const id of created) {
-    try {
-      await runc.delete(id, { force: true });
-    } catch {
-      // already gone
-    }
-  }
   for (const shm of shmDirs) await unmountShm(shm);
-  for (const hierarchy of existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup') : []) {
-    const parent = path.join('/sys/fs/cgroup', hierarchy, CGROUP_PARENT);
-    if (existsSync(parent)) rmdirSync(parent);
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await fixture.cleanUp();
 });
 
 interface RunOptions {

@@ -2,48 +2,32 @@
 // layer, with config.json from oci-spec.ts. Every container, cgroup and folder goes in after().
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { applyLayer } from '../../../src/image/archive/layer-applier.js';
 import { ociSpec, type ContainerSpecInput } from '../../../src/runtime/oci-spec.js';
 import { Runc, type RuncStatus } from '../../../src/runtime/runc.js';
 import { ContainerCommandError, RuntimeError } from '../../../src/runtime/runtime-errors.js';
-import { tempDir } from '../../helpers/berthd.js';
-import { BUSYBOX_PATH, busyboxLayer } from '../../helpers/busybox-image.js';
+import { BUSYBOX_PATH } from '../../helpers/busybox-image.js';
+import { RuncFixture } from '../../helpers/runc-fixture.js';
 
 const CGROUP_PARENT = `berth-test-runc-${process.pid}`;
 /** Docker's 14 default capabilities as /proc/<pid>/status shows them */
 const DOCKER_CAP_MASK = '00000000a80425fb';
 
+let fixture: RuncFixture;
 let dir: string;
 let rootfs: string;
 let runc: Runc;
-const created = new Set<string>();
+let created: Set<string>;
 
 before(async () => {
-  dir = tempDir('berth-runc-');
-  rootfs = path.join(dir, 'rootfs');
-  mkdirSync(rootfs);
-  await applyLayer(Readable.from([await busyboxLayer()]), { target: rootfs, lowerDirs: [] });
-  runc = new Runc({ stateDir: path.join(dir, 'state'), logDir: path.join(dir, 'logs'), timeoutMs: 10_000 });
+  fixture = await RuncFixture.create('berth-runc-', CGROUP_PARENT);
+  ({ dir, rootfs, runc, created } = fixture);
 });
 
 after(async () => {
-  for (const id of created) {
-    try {
-      await runc.delete(id, { force: true });
-    } catch {
-      // already gone
-    }
-  }
-  // runc removes each container's cgroup, not the parent berth made them under
-  for (const hierarchy of existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup') : []) {
-    const parent = path.join('/sys/fs/cgroup', hierarchy, CGROUP_PARENT);
-    if (existsSync(parent)) rmdirSync(parent);
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await fixture.cleanUp();
 });
 
 /** A bundle whose config.json runs `args` in the busybox root filesystem. */
