@@ -1,7 +1,14 @@
-// Query parameters read as dockerd reads them (httputils.BoolValue).
+// Query parameters read as dockerd reads them (httputils.BoolValue, strconv.Atoi).
+import { invalidParameter } from '../errors.js';
 
 /** "", "0", "no", "false" and "none" are false; anything else present is true. */
 export function queryBool(query: URLSearchParams, name: string): boolean {
   const v = (query.get(name) ?? '').trim().toLowerCase();
   return !(v === '' || v === '0' || v === 'no' || v === 'false' || v === 'none');
+}
+
+/** Go's strconv.Atoi, with its message, as dockerd answers a bad number. */
+export function atoi(text: string): number {
+  if (!/^[+-]?\d+$/.test(text)) throw invalidParameter(`strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
+  return Number(text);
 }

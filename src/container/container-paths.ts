@@ -11,6 +11,7 @@
 //   <exec-root>/exits/<id>                         conmon's exit files, one directory for all
 //   <exec-root>/runc/                              runc's --root
 //   <exec-root>/s/<id>/attach                      attach sockets (short paths for sun_path)
+//   <exec-root>/execs/<exec id>/                   a terminal exec's conmon files, log and exit
 import path from 'node:path';
 
 export class ContainerPaths {
@@ -20,6 +21,7 @@ export class ContainerPaths {
   readonly runcRoot: string;
   readonly runcLogDir: string;
   readonly socketDir: string;
+  readonly execsDir: string;
 
   constructor(dataRoot: string, execRoot: string) {
     this.containersRoot = path.join(dataRoot, 'containers');
@@ -28,6 +30,7 @@ export class ContainerPaths {
     this.runcRoot = path.join(execRoot, 'runc');
     this.runcLogDir = path.join(execRoot, 'runc-logs');
     this.socketDir = path.join(execRoot, 's');
+    this.execsDir = path.join(execRoot, 'execs');
   }
 
   dir(id: string): string {

@@ -78,7 +78,7 @@ export class ContainerService {
   private readonly restartTimers = new Map<string, { timer: NodeJS.Timeout; delayMs: number }>();
   private readonly lastRestartDelayMs = new Map<string, number>();
   private shuttingDown = false;
-  /** `started:<id>` when a run begins; `ended:<id>` when it ends, fails to start, or the container goes */
+  /** `started:<id>` when a run begins; `ended:<id>` and `ended` (with the ID) when it ends, fails to start, or the container goes */
   private readonly runSignals = new EventEmitter().setMaxListeners(0);
 
   constructor(opts: ContainerServiceOptions) {
@@ -313,9 +313,14 @@ export class ContainerService {
   }
 
   /** Publishes container events that come from elsewhere (attach). */
-  publishEvent(id: string, action: string): void {
+  publishEvent(id: string, action: string, extra: Record<string, string> = {}): void {
     const record = this.store.byId(id);
-    if (record) this.publish(record, action);
+    if (record) this.publish(record, action, extra);
+  }
+
+  /** Calls back with a container's ID whenever a run of it ends (or fails to start), or it goes. */
+  onRunEnded(listener: (id: string) => void): void {
+    this.runSignals.on('ended', listener);
   }
 
   // ---- daemon start and stop ----
@@ -391,7 +396,7 @@ export class ContainerService {
       this.store.save(record);
       this.publish(record, 'die', { exitCode: String(record.state.exitCode) });
       this.notify(record, ['next-exit']);
-      this.runSignals.emit(`ended:${record.id}`);
+      this.signalRunEnded(record.id);
       throw err;
     }
     const s = record.state;
@@ -469,7 +474,7 @@ export class ContainerService {
     if (record.state.oomKilled) this.publish(record, 'oom');
     this.publish(record, 'die', { exitCode: String(exitCode) });
     finish();
-    this.runSignals.emit(`ended:${record.id}`);
+    this.signalRunEnded(record.id);
     this.notify(record, ['not-running', 'next-exit']);
     if (delayMs !== undefined) {
       this.scheduleRestart(record, delayMs);
@@ -560,7 +565,7 @@ export class ContainerService {
     this.store.delete(record);
     this.lastRestartDelayMs.delete(record.id);
     this.publish(record, 'destroy');
-    this.runSignals.emit(`ended:${record.id}`);
+    this.signalRunEnded(record.id);
     this.notify(record, ['not-running', 'next-exit', 'removed']);
   }
 
@@ -601,6 +606,11 @@ export class ContainerService {
       id: record.id,
       attributes: { ...(record.config.Labels ?? {}), image: record.config.Image ?? '', name: record.name.slice(1), ...extra },
     });
+  }
+
+  private signalRunEnded(id: string): void {
+    this.runSignals.emit(`ended:${id}`);
+    this.runSignals.emit('ended', id);
   }
 
   /** Runs `fn` after every earlier operation on the same container, if the container is still there. */

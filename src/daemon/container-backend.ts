@@ -30,6 +30,8 @@ export interface ContainerBackendDeps {
   limits: CreateLimits;
   dataRoot: string;
   attachSocketPath: (id: string) => string;
+  /** the exec instances of a container that have not ended */
+  execIdsOf: (id: string) => string[];
 }
 
 export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
@@ -44,6 +46,7 @@ export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
       hostnamePath: path.join(dir, HOSTNAME_FILE),
       hostsPath: path.join(dir, HOSTS_FILE),
       resolvConfPath: path.join(dir, RESOLV_CONF_FILE),
+      execIds: deps.execIdsOf(record.id),
       graphDriver: {
         lowerDir: rootfs.get(record.id)?.lowerDirs.join(':') ?? '',
         mergedDir: rootfs.mergedDir(record.id),

@@ -1,5 +1,6 @@
 // Wires the containers' parts together: their paths, runc, root filesystems, the runner, the
 // records and the service, the images' knowledge of what containers use, and the routes' backend.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ContainerBackend } from '../api/routes/container/backend.js';
@@ -7,8 +8,10 @@ import { daemonCreateLimits } from '../container/config/create-limits.js';
 import { ContainerPaths } from '../container/container-paths.js';
 import { ContainerRunner } from '../container/container-runner.js';
 import { ContainerService } from '../container/container-service.js';
-import { isRunning } from '../container/container-record.js';
+import { isRunning, type ContainerRecord } from '../container/container-record.js';
 import { ContainerStore } from '../container/container-store.js';
+import { ExecProcesses } from '../container/exec/exec-processes.js';
+import { ExecService } from '../container/exec/exec-service.js';
 import { watchHealth } from '../container/health/watch-health.js';
 import { buildContainerSpec, shmDirOf, workingDirectory } from '../container/spec/build-spec.js';
 import { LocalVolumes } from '../container/spec/local-volumes.js';
@@ -19,10 +22,12 @@ import type { DaemonConfig } from '../config/daemon-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ImageService } from '../image/image-service.js';
 import { RootfsStore } from '../image/rootfs/rootfs-store.js';
+import type { OciSpec } from '../runtime/oci-spec.js';
 import { Runc } from '../runtime/runc.js';
 import { resolveCommand } from '../runtime/tool-path.js';
 import type { Staging } from '../store/staging.js';
 import { containerBackend } from './container-backend.js';
+import { execBackend } from './exec-backend.js';
 
 export async function startContainers(deps: { config: DaemonConfig; images: ImageService; staging: Staging; events: EventBus; log: Logger }) {
   const { config, images, staging, events, log } = deps;
@@ -41,11 +46,12 @@ export async function startContainers(deps: { config: DaemonConfig; images: Imag
     const s = r.state.status;
     return { id: r.id, pid: r.state.pid, running: isRunning(r.state), restarting: s === 'restarting', shmPath: shmDirOf(paths.dir(r.id)), dir: paths.dir(r.id) };
   };
+  const runcPath = resolveCommand('runc');
   const runner = new ContainerRunner({
     paths,
     rootfs,
     runc,
-    runcPath: resolveCommand('runc'),
+    runcPath,
     log,
     buildSpec: (record, rootfsPath) =>
       buildContainerSpec({
@@ -92,7 +98,19 @@ export async function startContainers(deps: { config: DaemonConfig; images: Imag
       }
       return mountPoints;
     },
-    watchHealth: (record, onChange) => watchHealth({ record, runc, onChange }),
+    watchHealth: (record, onChange) => watchHealth({ record, probe: execs.healthProbe(record.id), onChange }),
+  });
+  const execs: ExecService = new ExecService({
+    containers: {
+      get: (ref): ContainerRecord => service.get(ref),
+      byId: (id) => store.byId(id),
+      publish: (id, action, attributes) => service.publishEvent(id, action, attributes),
+      onRunEnded: (listener) => service.onRunEnded(listener),
+      spec: async (id) => JSON.parse(await readFile(path.join(paths.bundle(id), 'config.json'), 'utf8')) as OciSpec,
+      rootfsPath: (id) => rootfs.mergedDir(id),
+    },
+    processes: new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir }),
+    log,
   });
   images.setUsers({
     containersOf: (imageId) => {
@@ -111,6 +129,7 @@ export async function startContainers(deps: { config: DaemonConfig; images: Imag
     limits: daemonCreateLimits(),
     dataRoot: config.dataRoot,
     attachSocketPath: (id) => runner.attachSocketPath(id),
+    execIdsOf: (id) => execs.idsOf(id),
   });
-  return { service, backend };
+  return { service, backend, execBackend: execBackend(execs) };
 }

@@ -60,7 +60,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
       startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
     });
 
-    api = new ApiServer(new Router(allRoutes({ system, image: images, container: containers.backend })), log);
+    api = new ApiServer(new Router(allRoutes({ system, image: images, container: containers.backend, exec: containers.execBackend })), log);
     const listeners: Listener[] = [];
     undo.push(() => listeners.forEach((l) => l.close()));
     const tlsEnabled = config.tls === true || config.tlsVerify;

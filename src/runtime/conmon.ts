@@ -10,7 +10,8 @@
 //   _OCI_SYNCPIPE=3   after `runc create`, conmon writes one JSON line: {"data": <container pid>},
 //                     or {"data": -1, "message": "<runc's stderr>"} when create failed.
 // The container is then created, not started: the caller runs `runc start` (podman does the same),
-// with the same --root.
+// with the same --root. In exec mode (--exec) conmon runs `runc exec --detach` instead, and the
+// line carries the exec'd process's pid once it runs; its exit is recorded like a container's.
 //
 // What conmon leaves for later use:
 //   <bundle>/ctl      a fifo of control lines "<type> <height> <width>\n": type 1 resizes the
@@ -36,6 +37,12 @@ export interface ConmonOptions {
   containerId: string;
   /** conmon's -u; names the attach socket's directory. The container ID by default. */
   cuuid?: string;
+  /**
+   * Runs this process.json in the existing, running container (`runc exec`, conmon's --exec) in
+   * place of creating the container: an exec with a terminal, which needs conmon to hold its pty.
+   * It is started at once; the bundle, exit dir, persist dir and pid files must be the exec's own.
+   */
+  execProcessSpec?: string;
   /** The container's name, for conmon's own log lines (-n). */
   name: string;
   /** The OCI bundle: config.json and rootfs; conmon puts ctl, winsz and attach here (-b). */
@@ -133,6 +140,7 @@ export function conmonArgs(opts: ConmonOptions): string[] {
   if (opts.terminal) args.push('-t');
   else if (opts.stdin) args.push('-i');
   if (opts.leaveStdinOpen) args.push('--leave-stdin-open');
+  if (opts.execProcessSpec !== undefined) args.push('--exec', '--exec-process-spec', opts.execProcessSpec);
   args.push('--conmon-pidfile', opts.conmonPidFile);
   return args;
 }

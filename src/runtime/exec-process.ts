@@ -3,7 +3,6 @@
 // container's environment, user, working directory, capabilities, rlimits, no-new-privileges and
 // AppArmor profile, unless the request gives its own. Seccomp, the cgroup and the namespaces are
 // the container's whatever the process says: runc joins them.
-import { ALL_CAPABILITIES } from './capabilities.js';
 import type { OciProcess, OciSpec } from './oci-spec.js';
 import { envKey, replaceOrAppendEnv } from '../lib/env-values.js';
 
@@ -16,17 +15,21 @@ export interface ExecRequest {
   /** absolute, inside the container; the container's working directory by default */
   cwd?: string;
   tty?: boolean;
-  /** every capability, as `docker exec --privileged`; runc refuses more than the container's bounding set */
-  privileged?: boolean;
+  /**
+   * all four capability sets, in place of the container's: `docker exec --privileged` gives every
+   * capability the daemon holds (runc refuses one it does not hold)
+   */
+  capabilities?: readonly string[];
 }
 
 /** The process to start in the container whose config.json is containerSpec. */
 export function execProcess(containerSpec: OciSpec, req: ExecRequest): OciProcess {
   const own = containerSpec.process;
   const tty = req.tty ?? false;
-  const caps = req.privileged
+  const all = req.capabilities;
+  const caps = all
     ? // dockerd gives a privileged exec all four sets, inheritable too
-      { bounding: [...ALL_CAPABILITIES], effective: [...ALL_CAPABILITIES], inheritable: [...ALL_CAPABILITIES], permitted: [...ALL_CAPABILITIES] }
+      { bounding: [...all], effective: [...all], inheritable: [...all], permitted: [...all] }
     : {
         bounding: [...own.capabilities.bounding],
         effective: [...own.capabilities.effective],

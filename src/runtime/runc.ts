@@ -14,6 +14,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import path from 'node:path';
 import { EngineError } from '../errors.js';
 import type { OciProcess, OciSpec } from './oci-spec.js';
@@ -68,8 +69,15 @@ export type OutputStream = 'stdout' | 'stderr';
 export interface ExecOptions {
   /** the process's stdio; by default pipes, collected into stdout and stderr (or given to onOutput) */
   stdio?: ContainerStdio;
-  /** the output of the default pipes as it comes, in place of collecting it */
-  onOutput?: (chunk: Buffer, stream: OutputStream) => void;
+  /**
+   * the output of the default pipes as it comes, in place of collecting it; a returned promise
+   * holds that pipe until it settles (backpressure from a slow client)
+   */
+  onOutput?: (chunk: Buffer, stream: OutputStream) => void | Promise<void>;
+  /** the process's stdin, piped from this stream (its end closes the process's stdin); /dev/null by default */
+  stdin?: Readable;
+  /** called with the process's host pid once runc has started it */
+  onStart?: (pid: number) => void;
   /** a unix socket that receives the pty's master, for a process with a terminal */
   consoleSocket?: string;
   /** return once the process has started (exit code 0), leaving it running; its stdio is /dev/null by default */
@@ -97,7 +105,9 @@ interface CallOptions {
   stdio?: ContainerStdio;
   /** end the call when runc exits even with pipes (a detached exec's process keeps them open) */
   untilExit?: boolean;
-  onOutput?: (chunk: Buffer, stream: OutputStream) => void;
+  /** piped into the child's stdin (in place of `input`) */
+  stdin?: Readable;
+  onOutput?: (chunk: Buffer, stream: OutputStream) => void | Promise<void>;
   timeoutMs?: number;
   signal?: AbortSignal;
   /** how the call is ended at its time limit or on abort; killing runc by default */
@@ -150,7 +160,7 @@ export class Runc {
   /**
    * Runs `proc` in the running container and waits for it (or, detached, for its start); its
    * exit code. A process that cannot be started throws runtime-errors.ts's error (a
-   * ContainerCommandError with dockerd's exec exit code 126 for a missing or unrunnable command).
+   * ContainerCommandError: exit code 127 for a missing command, 126 for one that cannot run).
    */
   async exec(id: string, proc: OciProcess, opts: ExecOptions = {}): Promise<ExecResult> {
     opts.signal?.throwIfAborted();
@@ -163,11 +173,15 @@ export class Runc {
     const args = ['exec', '--process', processFile, '--pid-file', pidFile];
     if (opts.detach) args.push('--detach');
     if (opts.consoleSocket !== undefined) args.push('--console-socket', opts.consoleSocket);
+    const running = new AbortController();
+    const onStart = opts.onStart;
+    const watching = onStart && watchPidFile(pidFile, running.signal).then((pid) => pid !== undefined && onStart(pid));
     try {
       const r = await this.call('exec', [...args, id], {
         id,
         stdio: opts.stdio ?? (opts.detach ? ['ignore', 'ignore', 'ignore'] : undefined),
         untilExit: opts.detach,
+        stdin: opts.stdin,
         onOutput: opts.onOutput,
         timeoutMs: opts.timeoutMs ?? 0,
         signal: opts.signal,
@@ -178,6 +192,8 @@ export class Runc {
       if (message !== '' || r.code === null) throw translateRuntimeError('exec', id, message || `runc ended by ${r.signal}`);
       return { exitCode: r.code, stdout: r.stdout, stderr: r.stderr };
     } finally {
+      running.abort();
+      await watching;
       rmSync(processFile, { force: true });
       if (opts.pidFile === undefined) rmSync(pidFile, { force: true });
     }
@@ -270,14 +286,28 @@ export class Runc {
   private call(operation: RuntimeOperation, args: string[], opts: CallOptions): Promise<CallResult> {
     const logFile = path.join(this.logDir, `${operation}-${process.pid}-${++this.calls}.json`);
     const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
-    const stdio: StdioOptions = opts.stdio ?? [opts.input !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'];
+    const stdio: StdioOptions = opts.stdio ?? [opts.input !== undefined || opts.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'];
     return new Promise((resolve, reject) => {
       const child = spawn(this.binary, ['--root', this.stateDir, '--log', logFile, '--log-format', 'json', ...args], { stdio });
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
-      child.stdout?.on('data', (d: Buffer) => (opts.onOutput ? opts.onOutput(d, 'stdout') : stdout.push(d)));
-      child.stderr?.on('data', (d: Buffer) => (opts.onOutput ? opts.onOutput(d, 'stderr') : stderr.push(d)));
+      const collect = (pipe: Readable | null, stream: OutputStream, into: Buffer[]): void => {
+        pipe?.on('data', (d: Buffer) => {
+          const held = opts.onOutput ? opts.onOutput(d, stream) : void into.push(d);
+          if (held === undefined) return;
+          pipe.pause();
+          const resume = (): void => void pipe.resume();
+          held.then(resume, resume);
+        });
+      };
+      collect(child.stdout, 'stdout', stdout);
+      collect(child.stderr, 'stderr', stderr);
       if (opts.input !== undefined) child.stdin?.end(opts.input);
+      if (opts.stdin !== undefined && child.stdin) {
+        // EPIPE once the process has gone or closed its stdin: its exit says what happened
+        child.stdin.on('error', () => {});
+        opts.stdin.pipe(child.stdin);
+      }
       let ended: 'timeout' | 'abort' | undefined;
       const end = (why: 'timeout' | 'abort') => {
         if (ended) return;
@@ -316,8 +346,20 @@ export class Runc {
 
 /** how long a stopped exec waits for runc to name its process before runc itself is killed */
 const PID_FILE_WAIT_MS = 5000;
+/** how often an exec's pid file is looked for while it starts */
+const PID_FILE_POLL_MS = 5;
 /** how long runc may take to end once its process is killed */
 const RUNC_EXIT_GRACE_MS = 1000;
+
+/** The pid runc writes once the process has started; undefined if the call ends first. */
+async function watchPidFile(file: string, ended: AbortSignal): Promise<number | undefined> {
+  while (!ended.aborted) {
+    const pid = await readPid(file);
+    if (pid !== undefined) return pid;
+    await new Promise((r) => setTimeout(r, PID_FILE_POLL_MS));
+  }
+  return readPid(file);
+}
 
 async function readPid(file: string): Promise<number | undefined> {
   try {

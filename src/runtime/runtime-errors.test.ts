@@ -39,17 +39,18 @@ describe('runtime errors', () => {
     assert.match(err.message, /not a directory: unknown: Are you trying to mount a directory onto a file \(or vice-versa\)\?/);
   });
 
-  it('gives 126 for any exec that cannot start its command, as dockerd records it, and keeps runc’s words', () => {
-    const cases = [
-      'exec failed: unable to start container process: exec: "nope": executable file not found in $PATH',
-      'exec failed: unable to start container process: exec: "/etc/passwd": permission denied',
-      'exec failed: unable to start container process: chdir to cwd ("/nonexist") set in config.json failed: no such file or directory',
+  it('gives an exec 127 for a missing command and 126 for any other failure to start it, keeping runc’s words', () => {
+    const cases: Array<[string, number]> = [
+      ['exec failed: unable to start container process: exec: "nope": executable file not found in $PATH', 127],
+      ['exec failed: unable to start container process: exec: "/nope/x": stat /nope/x: no such file or directory', 127],
+      ['exec failed: unable to start container process: exec: "/etc/passwd": permission denied', 126],
+      ['exec failed: unable to start container process: chdir to cwd ("/nonexist") set in config.json failed: no such file or directory', 126],
     ];
-    for (const msg of cases) {
+    for (const [msg, code] of cases) {
       const err = translateRuntimeError('exec', 'c1', msg);
       assert.ok(err instanceof ContainerCommandError, msg);
       assert.equal(err.kind, 'invalidParameter');
-      assert.equal(err.exitCode, 126);
+      assert.equal(err.exitCode, code, msg);
       assert.equal(err.message, `OCI runtime exec failed: ${msg}: unknown`);
     }
     const caps = translateRuntimeError('exec', 'c1', 'exec failed: unable to start container process: unable to apply caps: operation not permitted');

@@ -5,9 +5,9 @@
 // code (cli/command/container/run.go runStartContainerErr): "executable file not found" and "no
 // such file or directory" give 127, "permission denied" 126. So the text stays runc's, in the
 // shape Docker 20.10 printed it: `OCI runtime create failed: ...: unknown`. An exec that cannot
-// start is also such an error, but dockerd records exit code 126 for every exec that failed to
-// start, a missing command too (v20.10.27 daemon/exec.go ContainerExecStart's deferred cleanup),
-// and the docker CLI exits with that.
+// start is also such an error, with the exit codes `docker run` gives: 127 for a missing command,
+// 126 for every other failure (dockerd 20.10 records 126 for a missing one too, v20.10.27
+// daemon/exec.go; berth follows the shell's and `docker run`'s convention, which issue 5 asks for).
 import { EngineError, type ErrorKind } from '../errors.js';
 
 export type RuntimeOperation = 'create' | 'start' | 'run' | 'exec' | 'state' | 'kill' | 'delete' | 'pause' | 'resume' | 'update' | 'list' | 'ps';
@@ -94,7 +94,9 @@ export function translateRuntimeError(operation: RuntimeOperation, id: string, r
   const startsProcess = operation === 'create' || operation === 'run' || operation === 'start';
   if (operation === 'exec') {
     if (NOT_FOUND.some((m) => lower.includes(m)) || CANNOT_RUN.some((m) => lower.includes(m))) {
-      return new ContainerCommandError(`OCI runtime exec failed: ${msg}: unknown`, 126);
+      // a missing working directory ("chdir to cwd ...: no such file or directory") is no missing command
+      const missingCommand = NOT_FOUND.some((m) => lower.includes(m)) && !lower.includes('chdir to cwd');
+      return new ContainerCommandError(`OCI runtime exec failed: ${msg}: unknown`, missingCommand ? 127 : 126);
     }
   } else if (startsProcess) {
     const docker = `OCI runtime ${operation === 'start' ? 'start' : 'create'} failed: ${msg}: unknown`;

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { allRoutes } from '../../src/api/routes/all-routes.js';
 import type { ContainerBackend } from '../../src/api/routes/container/backend.js';
+import type { ExecBackend } from '../../src/api/routes/exec/backend.js';
 import type { ImageBackend } from '../../src/api/routes/image/backend.js';
 import type { SystemBackend } from '../../src/api/routes/system/backend.js';
 
@@ -99,7 +100,8 @@ describe('docs/COMPATIBILITY.md', () => {
     };
     // every container operation, by the backend's own keys
     const container = new Proxy({} as ContainerBackend, { get: () => unused });
-    const served = allRoutes({ system, image, container }).map(key).sort();
+    const exec = new Proxy({} as ExecBackend, { get: () => unused });
+    const served = allRoutes({ system, image, container, exec }).map(key).sort();
     const claimed = doc.rows.filter((r) => r.status !== 'not yet').map(key).sort();
     assert.deepEqual(claimed, served);
   });

@@ -73,6 +73,7 @@ export interface ContainerJson {
   Config: { Hostname: string; WorkingDir: string; Env: string[]; Labels: Record<string, string>; User: string; Cmd: string[] | null; Entrypoint: string[] | null };
   HostConfig: Record<string, unknown> & { RestartPolicy: { Name: string; MaximumRetryCount: number } };
   Mounts: Array<Record<string, unknown>>;
+  ExecIDs: string[] | null;
 }
 
 /** `docker inspect` of one container. */

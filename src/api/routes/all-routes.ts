@@ -2,6 +2,8 @@
 import type { Route } from '../router.js';
 import type { ContainerBackend } from './container/backend.js';
 import { containerRoutes } from './container/routes.js';
+import type { ExecBackend } from './exec/backend.js';
+import { execRoutes } from './exec/routes.js';
 import type { ImageBackend } from './image/backend.js';
 import { imageRoutes } from './image/routes.js';
 import type { SystemBackend } from './system/backend.js';
@@ -11,8 +13,12 @@ export interface Backends {
   system: SystemBackend;
   image: ImageBackend;
   container: ContainerBackend;
+  exec: ExecBackend;
 }
 
 export function allRoutes(backends: Backends): Route[] {
-  return [...systemRoutes(backends.system, backends.image, backends.container), ...imageRoutes(backends.image), ...containerRoutes(backends.container)];
+  return [
+    ...systemRoutes(backends.system, backends.image, backends.container), ...imageRoutes(backends.image), ...containerRoutes(backends.container),
+    ...execRoutes(backends.exec),
+  ];
 }

@@ -79,8 +79,12 @@ export async function runAttach({ container, opts, out, input, signal }: AttachI
     if (opts.stdin && container.stdinOpen && input !== undefined) {
       const opened = (r: StdinRelay): void => {
         relay = r;
-        // a relay that fails (socat missing, no socket) fails the session; one that ends is no outcome
-        watch(r.closed.then(() => undefined));
+        // a relay that fails (socat missing, no socket) fails the session, unless the process ended
+        // as it connected (conmon closes the socket then); one that ends is no outcome
+        watch(r.closed.then(() => undefined, (err: unknown) => endedSoon(container).then((ended) => {
+          if (!ended) throw err;
+          return undefined;
+        })));
       };
       watch(pumpStdin(container, opts, input, stop.signal, opened).then((how) => {
         if (how === 'detached') return 'detached';
@@ -99,6 +103,20 @@ export async function runAttach({ container, opts, out, input, signal }: AttachI
       // a failure of the relay was the session's outcome if it came first; after it, it does not matter
       await r.closed.catch(() => {});
     }
+  }
+}
+
+/** How long a failed relay waits to learn that the process ended (its exit is noticed through a file watch). */
+const ENDED_GRACE_MS = 1000;
+
+/** Whether the container (or exec) ends within the grace time. */
+async function endedSoon(container: AttachContainer): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ENDED_GRACE_MS)));
+  try {
+    return await Promise.race([container.ended.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -7,7 +7,7 @@ import { EngineError, invalidParameter } from '../../errors.js';
 import type { ContainerConfig, HostConfig, NetworkingConfig } from './types.js';
 
 type Scalar = 'string' | 'bool' | 'int' | 'int64' | 'uint16' | 'uint32' | 'uint64';
-type FieldSpec =
+export type FieldSpec =
   | Scalar
   | { ptr: Scalar } // a Go pointer: null means unset, and is kept as null
   | { list: Scalar | StructSpec }
@@ -231,6 +231,13 @@ export function decodeCreateBody(body: unknown): DecodedCreateBody {
     }
   }
   return { config, hostConfig, networkingConfig };
+}
+
+/** Any other JSON body read as the Go struct goName with these fields, with the same leniencies and errors. */
+export function decodeGoStruct(body: unknown, goName: string, fields: Record<string, FieldSpec>): Record<string, unknown> {
+  if (body === null || body === undefined) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw new EngineError('system', `json: cannot unmarshal ${jsonKind(body)} into Go value of type ${goName}`);
+  return decodeStruct(body as Record<string, unknown>, { goName, fields }, '');
 }
 
 function configCannotBeEmpty(): EngineError {

@@ -1,14 +1,12 @@
 // The health monitor of one run of a container, when its configuration has a check: the probe
-// runs on runc exec, and the monitor goes on from the health the record keeps (its Log).
-import type { Runc } from '../../runtime/runc.js';
+// is an exec (the exec service's), and the monitor goes on from the health the record keeps (its Log).
 import type { ContainerRecord, HealthState } from '../container-record.js';
 import { probeCommand } from './health-check.js';
-import { HealthMonitor } from './health-monitor.js';
-import { makeHealthProbe } from './health-probe.js';
+import { HealthMonitor, type HealthProbe } from './health-monitor.js';
 
 export function watchHealth(input: {
   record: ContainerRecord;
-  runc: Runc;
+  probe: HealthProbe;
   onChange: (state: HealthState, statusChanged: boolean) => void;
 }): { stop(): void } | undefined {
   const { record } = input;
@@ -17,7 +15,7 @@ export function watchHealth(input: {
   const monitor = new HealthMonitor({
     config,
     shell: record.config.Shell,
-    probe: makeHealthProbe(input.runc, record.id),
+    probe: input.probe,
     onChange: input.onChange,
     initial: record.state.health,
     startedAt: new Date(record.state.startedAt),

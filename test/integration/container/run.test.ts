@@ -1,10 +1,10 @@
 // docker run through the real CLI: exit codes, output streams, stdin, a terminal, detached runs
 // and their logs, against real runc containers under conmon.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import type { Berthd } from '../../helpers/berthd.js';
 import { inspectContainer, startWithBusybox, teardown } from '../../helpers/containers.js';
+import { inTerminal } from '../../helpers/terminal.js';
 
 describe('docker run', () => {
   let d: Berthd;
@@ -112,15 +112,3 @@ describe('docker run', () => {
     await d.docker(['rm', id]);
   });
 });
-
-/** Runs a command on a terminal of its own (script(1)), typing each input a second apart; its exit code and output. */
-function inTerminal(command: string, inputs: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const p = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.on('close', (code) => resolve({ code, out }));
-    inputs.forEach((input, i) => setTimeout(() => p.stdin.write(input), 1500 + i * 1000));
-    setTimeout(() => p.stdin.end(), 2500 + inputs.length * 1000);
-  });
-}

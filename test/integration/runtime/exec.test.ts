@@ -1,5 +1,5 @@
 // runc exec and health checks in real busybox containers: the process gets the container's user,
-// environment and working directory, its own exit code, dockerd's error and 126 when its command
+// environment and working directory, its own exit code, dockerd's error and 127 or 126 when its command
 // cannot start, and a time limit or abort kills it in the container. Every container, cgroup and
 // folder goes in after().
 import assert from 'node:assert/strict';
@@ -8,9 +8,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, wr
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { makeHealthProbe } from '../../../src/container/health/health-probe.js';
-import { HealthMonitor, type HealthState } from '../../../src/container/health/health-monitor.js';
+import { LimitedOutput } from '../../../src/container/health/health-check.js';
+import { HealthMonitor, type HealthProbe, type HealthState } from '../../../src/container/health/health-monitor.js';
 import { applyLayer } from '../../../src/image/archive/layer-applier.js';
+import { ALL_CAPABILITIES } from '../../../src/runtime/capabilities.js';
 import { isConmonAlive, startUnderConmon } from '../../../src/runtime/conmon.js';
 import { execProcess, type ExecRequest } from '../../../src/runtime/exec-process.js';
 import { ociSpec, type OciSpec } from '../../../src/runtime/oci-spec.js';
@@ -144,15 +145,15 @@ describe('runc exec', () => {
     assert.equal((await exec({ args: ['sh', '-c', 'kill -9 $$'] })).exitCode, 137);
   });
 
-  it("refuses a missing command with dockerd's message and its exec exit code 126", async () => {
+  it("refuses a missing command with dockerd's message and exit code 127", async () => {
     await assert.rejects(exec({ args: ['nope'] }), (err: ContainerCommandError) => {
       assert.ok(err instanceof ContainerCommandError);
       assert.equal(err.kind, 'invalidParameter');
-      assert.equal(err.exitCode, 126);
+      assert.equal(err.exitCode, 127);
       assert.equal(err.message, 'OCI runtime exec failed: exec failed: unable to start container process: exec: "nope": executable file not found in $PATH: unknown');
       return true;
     });
-    await assert.rejects(exec({ args: ['/no/such/thing'] }), (err: ContainerCommandError) => err.exitCode === 126 && /stat \/no\/such\/thing: no such file or directory: unknown$/.test(err.message));
+    await assert.rejects(exec({ args: ['/no/such/thing'] }), (err: ContainerCommandError) => err.exitCode === 127 && /stat \/no\/such\/thing: no such file or directory: unknown$/.test(err.message));
   });
 
   it('refuses a file that cannot be executed with 126', async () => {
@@ -164,8 +165,8 @@ describe('runc exec', () => {
     });
   });
 
-  it('cannot raise a privileged exec above the container’s capabilities, as under Docker', async () => {
-    await assert.rejects(exec({ args: ['id'], privileged: true }), (err: RuntimeError) => {
+  it('cannot give an exec a capability the daemon does not hold (CAP_SYS_RESOURCE here)', async () => {
+    await assert.rejects(exec({ args: ['id'], capabilities: ALL_CAPABILITIES }), (err: RuntimeError) => {
       assert.ok(err instanceof RuntimeError && !(err instanceof ContainerCommandError));
       assert.equal(err.kind, 'system');
       assert.equal(err.message, 'OCI runtime exec failed: exec failed: unable to start container process: unable to apply caps: operation not permitted: unknown');
@@ -255,10 +256,19 @@ describe('runc exec', () => {
   });
 });
 
+/** The probe the daemon's exec service runs, without the service: runc exec with the container's process. */
+function runcProbe(id: string): HealthProbe {
+  return async (cmd, timeoutMs, signal) => {
+    const output = new LimitedOutput();
+    const r = await runc.exec(id, execProcess(await runc.containerSpec(id), { args: cmd }), { onOutput: (chunk) => output.write(chunk), timeoutMs, signal });
+    return { exitCode: r.exitCode, output: output.toString() };
+  };
+}
+
 describe('health checks in a container', () => {
   function monitor(config: ConstructorParameters<typeof HealthMonitor>[0]['config']): { m: HealthMonitor; changes: Array<[HealthState, boolean]> } {
     const changes: Array<[HealthState, boolean]> = [];
-    const m = new HealthMonitor({ config, probe: makeHealthProbe(runc, ID), onChange: (s, changed) => changes.push([s, changed]) });
+    const m = new HealthMonitor({ config, probe: runcProbe(ID), onChange: (s, changed) => changes.push([s, changed]) });
     monitors.push(m);
     return { m, changes };
   }

@@ -12,6 +12,8 @@ export interface ContainerView {
   hostnamePath: string;
   hostsPath: string;
   resolvConfPath: string;
+  /** exec instances created or running in it */
+  execIds: string[];
   graphDriver: { lowerDir: string; mergedDir: string; upperDir: string; workDir: string };
   /** with size=1: bytes in the container's own layer, and with the image's */
   sizeRw?: number;

@@ -1,6 +1,7 @@
 // POST /containers/{id}/start, stop, restart, kill, pause, unpause and resize: 204 (resize 200) with
 // no body; the service's errors (304 for nothing to do, 409 for the wrong state) say the rest.
 import { invalidParameter } from '../../../errors.js';
+import { atoi } from '../../query.js';
 import type { Handler } from '../../router.js';
 import type { ContainerBackend } from './backend.js';
 
@@ -65,10 +66,4 @@ function timeoutParam(query: URLSearchParams): number | undefined {
   const t = query.get('t');
   if (t === null || t === '') return undefined;
   return atoi(t);
-}
-
-/** Go's strconv.Atoi, with its message, as dockerd answers a bad number. */
-function atoi(text: string): number {
-  if (!/^[+-]?\d+$/.test(text)) throw invalidParameter(`strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
-  return Number(text);
 }

@@ -118,7 +118,7 @@ export function toContainerInspect(v: ContainerView, withSize: boolean, _api: Ap
     MountLabel: '',
     ProcessLabel: '',
     AppArmorProfile: '',
-    ExecIDs: null,
+    ExecIDs: v.execIds.length > 0 ? v.execIds : null,
     HostConfig: r.hostConfig,
     GraphDriver: {
       Data: { LowerDir: v.graphDriver.lowerDir, MergedDir: v.graphDriver.mergedDir, UpperDir: v.graphDriver.upperDir, WorkDir: v.graphDriver.workDir },
