@@ -1,5 +1,6 @@
 // npm run bench: takes every figure in figures/all-figures.ts against a berthd of its own and, with
-// BENCH_REFERENCE_SOCKET, against Docker's engine; prints a table, or JSON with --json.
+// BENCH_REFERENCE_SOCKET, against Docker's engine; prints a table, or JSON with --json. --figure NAME
+// (repeatable) takes only the figures whose names contain NAME.
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { BenchSession } from './bench-session.js';
@@ -10,7 +11,9 @@ import { formatTable } from './format-table.js';
 import { referenceFromEnv } from './reference-engine.js';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, figure: { type: 'string', multiple: true } } });
+  const wanted = values.figure ?? [];
+  const figures = wanted.length === 0 ? allFigures : allFigures.filter((f) => wanted.some((w) => f.name.includes(w)));
   const session = new BenchSession();
   // Other work on the machine skews every figure; the load average lets a reader judge a run.
   const loadAverageAtStart = os.loadavg()[0];
@@ -24,7 +27,7 @@ async function main(): Promise<void> {
       progress: (message) => console.error(`bench: ${message}`),
     };
     const rows: Row[] = [];
-    for (const figure of allFigures) {
+    for (const figure of figures) {
       ctx.progress(`measuring ${figure.name}`);
       rows.push(...(await figure.measure(ctx)));
     }

@@ -7,6 +7,7 @@ import type { CreateLimits } from '../container/config/normalize-create.js';
 import { validateContainerName } from '../container/config/container-name.js';
 import { decodeCreateBody } from '../container/config/create-body.js';
 import { normalizeCreate } from '../container/config/normalize-create.js';
+import { ContainerArchive } from '../container/archive/container-archive.js';
 import { runAttach } from '../container/attach/attach-session.js';
 import { parseDetachKeys } from '../container/attach/detach-keys.js';
 import { readContainerLog } from '../container/logs/container-log.js';
@@ -36,6 +37,7 @@ export interface ContainerBackendDeps {
 
 export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
   const { service, images, rootfs, paths } = deps;
+  const archive = new ContainerArchive({ rootfs, get: (ref) => service.get(ref), publish: (id, action) => service.publishEvent(id, action) });
 
   const view = (record: ContainerRecord, withSize: boolean): ContainerView => {
     const dir = paths.dir(record.id);
@@ -147,5 +149,10 @@ export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
     readLog: (t, opts) => readContainerLog(t.logPath, opts),
     attached: (id) => service.publishEvent(id, 'attach'),
     detached: (id) => service.publishEvent(id, 'detach'),
+    statPath: (ref, p) => archive.statPath(ref, p),
+    archivePath: (ref, p) => archive.archivePath(ref, p),
+    extractToDir: (ref, req) => archive.extractToDir(ref, req),
+    exportContainer: (ref) => archive.export(ref),
+    changes: (ref) => archive.changes(ref),
   };
 }

@@ -401,6 +401,34 @@ describe('RootfsStore', () => {
     }
   });
 
+  it('leases: a lease mounts a stopped root filesystem and its release unmounts it; a run\'s unmount waits for the leases, a run\'s mount keeps it', async () => {
+    const image = await baseImage('lease');
+    store.create('cl', image);
+    try {
+      const first = await store.lease('cl');
+      const second = await store.lease('cl');
+      assert.equal(store.isMounted('cl'), true);
+      await first.release();
+      await first.release();
+      assert.equal(store.isMounted('cl'), true);
+      await second.release();
+      assert.equal(store.isMounted('cl'), false);
+      // a run starts under a lease: the lease's release leaves the run's mount
+      const held = await store.lease('cl');
+      await store.mount('cl');
+      await held.release();
+      assert.equal(store.isMounted('cl'), true);
+      // the run ends under a lease: the unmount is deferred to the release
+      const late = await store.lease('cl');
+      assert.equal(await store.unmount('cl'), 'deferred');
+      assert.equal(store.isMounted('cl'), true);
+      await late.release();
+      assert.equal(store.isMounted('cl'), false);
+    } finally {
+      await store.remove('cl');
+    }
+  });
+
   it('removes everything: the mount, the directories, the record and the links no one uses', async () => {
     const image = await baseImage('remove');
     store.create('c4', image);

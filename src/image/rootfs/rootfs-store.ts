@@ -43,8 +43,17 @@ export interface RootfsStoreOptions {
   layerDirs: (chainId: Digest) => string[];
 }
 
-/** 'detached': the mount was busy and is lazily unmounted (umount -l); the kernel drops it once unused */
-export type UnmountResult = 'not-mounted' | 'unmounted' | 'detached';
+/**
+ * 'detached': the mount was busy and is lazily unmounted (umount -l); the kernel drops it once unused.
+ * 'deferred': leases hold it; the last release unmounts it.
+ */
+export type UnmountResult = 'not-mounted' | 'unmounted' | 'detached' | 'deferred';
+
+/** A use of a mounted root filesystem besides its runs (a copy in or out of a stopped container). */
+export interface RootfsLease {
+  mergedDir: string;
+  release(): Promise<void>;
+}
 
 const RECORD_FILE = 'rootfs.json';
 const LINKS_DIR = 'l';
@@ -61,6 +70,11 @@ export class RootfsStore {
   private readonly records = new Map<string, RootfsRecord>();
   /** each root filesystem's mount, unmount and remove, one at a time */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /**
+   * Leases per root filesystem, and whether the last release unmounts it (the lease mounted it, or
+   * an unmount came while leases held it); a run's mount takes the mount over from the leases.
+   */
+  private readonly leases = new Map<string, { count: number; unmountOnRelease: boolean }>();
 
   constructor(opts: RootfsStoreOptions) {
     mkdirSync(opts.root, { recursive: true, mode: 0o700 });
@@ -119,12 +133,32 @@ export class RootfsStore {
   mount(id: string): Promise<string> {
     return this.exclusive(id, async () => {
       const record = this.record(id);
-      const merged = this.mergedDir(id);
-      if (mountCount(merged) > 0) return merged;
-      const { options, target, cwd, links } = this.mountArguments(record);
-      for (const [link, dir] of links) this.ensureLink(link, dir);
-      await mountOverlay(options, target, cwd);
-      return merged;
+      const lease = this.leases.get(id);
+      if (lease !== undefined) lease.unmountOnRelease = false;
+      return this.mountNow(record);
+    });
+  }
+
+  /** Mounts the root filesystem for a use other than a run; it stays mounted until every lease is released. */
+  lease(id: string): Promise<RootfsLease> {
+    return this.exclusive(id, async () => {
+      const record = this.record(id);
+      const wasMounted = mountCount(this.mergedDir(id)) > 0;
+      const mergedDir = await this.mountNow(record);
+      const lease = this.leases.get(id) ?? { count: 0, unmountOnRelease: !wasMounted };
+      lease.count++;
+      this.leases.set(id, lease);
+      let released = false;
+      const release = (): Promise<void> => {
+        if (released) return Promise.resolve();
+        released = true;
+        return this.exclusive(id, async () => {
+          if (--lease.count > 0 || this.leases.get(id) !== lease) return;
+          this.leases.delete(id);
+          if (lease.unmountOnRelease && this.records.has(id)) await this.unmountNow(id);
+        });
+      };
+      return { mergedDir, release };
     });
   }
 
@@ -137,6 +171,11 @@ export class RootfsStore {
   unmount(id: string): Promise<UnmountResult> {
     return this.exclusive(id, async () => {
       this.record(id);
+      const lease = this.leases.get(id);
+      if (lease !== undefined) {
+        lease.unmountOnRelease = true;
+        return 'deferred';
+      }
       return this.unmountNow(id);
     });
   }
@@ -145,6 +184,8 @@ export class RootfsStore {
   remove(id: string): Promise<UnmountResult> {
     return this.exclusive(id, async () => {
       this.record(id);
+      // a lease still held ends with the root filesystem: its release finds nothing to unmount
+      this.leases.delete(id);
       const unmounted = await this.unmountNow(id);
       this.staging.discard(this.dir(id));
       this.records.delete(id);
@@ -185,6 +226,15 @@ export class RootfsStore {
     const record = this.records.get(id);
     if (record === undefined) throw notFound(`no such root filesystem: ${id}`);
     return record;
+  }
+
+  private async mountNow(record: RootfsRecord): Promise<string> {
+    const merged = this.mergedDir(record.id);
+    if (mountCount(merged) > 0) return merged;
+    const { options, target, cwd, links } = this.mountArguments(record);
+    for (const [link, dir] of links) this.ensureLink(link, dir);
+    await mountOverlay(options, target, cwd);
+    return merged;
   }
 
   private async unmountNow(id: string): Promise<UnmountResult> {

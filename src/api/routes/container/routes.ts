@@ -1,10 +1,12 @@
 // The Container area's operations (exec, archive, top, stats, update, changes and export come later).
 import type { Route } from '../../router.js';
 import type { ContainerBackend } from './backend.js';
+import { containerArchive, containerArchiveInfo, putContainerArchive } from './container-archive.js';
 import { containerAttach } from './container-attach.js';
 import { containerAttachWebsocket } from './container-attach-ws.js';
 import { containerCreate } from './container-create.js';
 import { containerKill, containerPause, containerResize, containerRestart, containerStart, containerStop, containerUnpause } from './container-lifecycle.js';
+import { containerChanges, containerExport } from './container-export.js';
 import { containerLogs } from './container-logs.js';
 import { containerDelete, containerInspect, containerList, containerPrune, containerRename } from './container-records.js';
 import { containerWait } from './container-wait.js';
@@ -28,5 +30,10 @@ export function containerRoutes(backend: ContainerBackend): Route[] {
     { operationId: 'ContainerWait', method: 'POST', path: '/containers/{id}/wait', handle: containerWait(backend) },
     { operationId: 'ContainerDelete', method: 'DELETE', path: '/containers/{id}', handle: containerDelete(backend) },
     { operationId: 'ContainerPrune', method: 'POST', path: '/containers/prune', handle: containerPrune(backend) },
+    { operationId: 'ContainerArchiveInfo', method: 'HEAD', path: '/containers/{id}/archive', handle: containerArchiveInfo(backend) },
+    { operationId: 'ContainerArchive', method: 'GET', path: '/containers/{id}/archive', handle: containerArchive(backend) },
+    { operationId: 'PutContainerArchive', method: 'PUT', path: '/containers/{id}/archive', handle: putContainerArchive(backend) },
+    { operationId: 'ContainerExport', method: 'GET', path: '/containers/{id}/export', handle: containerExport(backend) },
+    { operationId: 'ContainerChanges', method: 'GET', path: '/containers/{id}/changes', handle: containerChanges(backend) },
   ];
 }
