@@ -5,6 +5,7 @@ import type { Figure } from '../figure.js';
 import { concurrentRun } from './concurrent-run.js';
 import { containerCopy } from './container-copy.js';
 import { containerCycle } from './container-cycle.js';
+import { containerExec } from './container-exec.js';
 import { containerList } from './container-list.js';
 import { containerRun } from './container-run.js';
 import { idleMemory } from './idle-memory.js';
@@ -13,4 +14,4 @@ import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 
-export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, containerRun, containerCycle, containerList, concurrentRun, containerCopy, requestLoad, imageLoadSave];
+export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, containerRun, containerExec, containerCycle, containerList, concurrentRun, containerCopy, requestLoad, imageLoadSave];

@@ -12,7 +12,7 @@
 // process group of its own, and writes its pid to --pid-file; a time limit or an abort kills
 // that group in the container (killing runc alone would leave it running there).
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import path from 'node:path';
@@ -346,19 +346,29 @@ export class Runc {
 
 /** how long a stopped exec waits for runc to name its process before runc itself is killed */
 const PID_FILE_WAIT_MS = 5000;
-/** how often an exec's pid file is looked for while it starts */
-const PID_FILE_POLL_MS = 5;
 /** how long runc may take to end once its process is killed */
 const RUNC_EXIT_GRACE_MS = 1000;
 
-/** The pid runc writes once the process has started; undefined if the call ends first. */
+/** The pid runc writes once the process has started (it renames the file into place); undefined if the call ends first. */
 async function watchPidFile(file: string, ended: AbortSignal): Promise<number | undefined> {
-  while (!ended.aborted) {
+  const name = path.basename(file);
+  const watcher = watch(path.dirname(file));
+  try {
+    const renamed = new Promise<void>((resolve) => {
+      watcher.on('change', (_event, filename) => {
+        if (filename === null || filename.toString() === name) resolve();
+      });
+      watcher.on('error', () => resolve());
+      ended.addEventListener('abort', () => resolve(), { once: true });
+    });
+    // armed before the first look, so a file written at any moment is seen
     const pid = await readPid(file);
     if (pid !== undefined) return pid;
-    await new Promise((r) => setTimeout(r, PID_FILE_POLL_MS));
+    await renamed;
+    return await readPid(file);
+  } finally {
+    watcher.close();
   }
-  return readPid(file);
 }
 
 async function readPid(file: string): Promise<number | undefined> {

@@ -210,6 +210,27 @@ describe('docker exec', () => {
     assert.deepEqual(lines.slice(-3), ['exec_create: sh -c exit 2||64', 'exec_start: sh -c exit 2||64', 'exec_die|2|64']);
   });
 
+  test('health checks are execs too: their exec events, and no instance left behind', async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const name = 'checked';
+    await d.docker(['run', '-d', '--name', name, '--health-cmd', 'exit 0', '--health-interval', '200ms', 'busybox', 'sleep', '3000']);
+    await until('healthy', () => inspectContainer(d, name), (c) => c.State.Health?.Status === 'healthy');
+    const events = await d.docker([
+      'events',
+      '--since', String(since),
+      '--until', String(Math.ceil(Date.now() / 1000) + 1),
+      '--filter', `container=${name}`,
+      '--format', '{{.Action}}|{{index .Actor.Attributes "exitCode"}}',
+    ]);
+    const lines = events.stdout.trim().split('\n');
+    assert.ok(lines.includes('exec_create: /bin/sh -c exit 0|'), events.stdout);
+    assert.ok(lines.includes('exec_start: /bin/sh -c exit 0|'), events.stdout);
+    assert.ok(lines.includes('exec_die|0'), events.stdout);
+    // a probe is listed while it runs (dockerd's are too), and unregistered after
+    await until('no probe listed', () => inspectContainer(d, name), (c) => c.ExecIDs === null);
+    await d.docker(['rm', '-f', name]);
+  });
+
   test('instances belong to the run: a stop removes them (404), as dockerd does', async () => {
     const name = 'short';
     await d.docker(['run', '-d', '--name', name, 'busybox', 'sleep', '3000']);
