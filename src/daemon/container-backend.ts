@@ -21,6 +21,7 @@ import type { RootfsStore } from '../image/rootfs/rootfs-store.js';
 import { directorySizeBytes } from '../lib/directory-size.js';
 import type { FilterArgs } from '../lib/filters.js';
 import { negativeLabelMatch, untilMillis } from '../lib/prune-filters.js';
+import { containerControlBackend } from './container-control-backend.js';
 
 export interface ContainerBackendDeps {
   service: ContainerService;
@@ -144,5 +145,6 @@ export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
     readLog: (t, opts) => readContainerLog(t.logPath, opts),
     attached: (id) => service.publishEvent(id, 'attach'),
     detached: (id) => service.publishEvent(id, 'detach'),
+    ...containerControlBackend({ service, paths, limits: deps.limits }),
   };
 }

@@ -3,6 +3,7 @@ import type { ContainerRecord } from '../../../container/container-record.js';
 import type { WaitCondition, WaitResult } from '../../../container/container-service.js';
 import type { FilterArgs } from '../../../lib/filters.js';
 import type { ApiVersion } from '../../api-version.js';
+import type { ContainerControlBackend } from './control-backend.js';
 import type { ContainerStreamsBackend } from './streams-backend.js';
 
 /** A container with what inspect and list show beside its record. */
@@ -18,7 +19,7 @@ export interface ContainerView {
   sizeRootFs?: number;
 }
 
-export interface ContainerBackend extends ContainerStreamsBackend {
+export interface ContainerBackend extends ContainerStreamsBackend, ContainerControlBackend {
   create(req: { body: unknown; name: string | undefined; api: ApiVersion }): Promise<{ id: string; warnings: string[] }>;
   inspect(ref: string, opts: { size: boolean }): ContainerView;
   list(q: { all: boolean; limit: number; size: boolean; filters: FilterArgs }): ContainerView[];

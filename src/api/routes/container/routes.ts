@@ -1,4 +1,4 @@
-// The Container area's operations (exec, archive, top, stats, update, changes and export come later).
+// The Container area's operations (exec, archive, changes and export come later).
 import type { Route } from '../../router.js';
 import type { ContainerBackend } from './backend.js';
 import { containerAttach } from './container-attach.js';
@@ -8,6 +8,9 @@ import { containerKill, containerPause, containerResize, containerRestart, conta
 import { containerLogs } from './container-logs.js';
 import { containerDelete, containerInspect, containerList, containerPrune, containerRename } from './container-records.js';
 import { containerWait } from './container-wait.js';
+import { containerStats } from './container-stats.js';
+import { containerTop } from './container-top.js';
+import { containerUpdate } from './container-update.js';
 
 export function containerRoutes(backend: ContainerBackend): Route[] {
   return [
@@ -28,5 +31,8 @@ export function containerRoutes(backend: ContainerBackend): Route[] {
     { operationId: 'ContainerWait', method: 'POST', path: '/containers/{id}/wait', handle: containerWait(backend) },
     { operationId: 'ContainerDelete', method: 'DELETE', path: '/containers/{id}', handle: containerDelete(backend) },
     { operationId: 'ContainerPrune', method: 'POST', path: '/containers/prune', handle: containerPrune(backend) },
+    { operationId: 'ContainerTop', method: 'GET', path: '/containers/{id}/top', handle: containerTop(backend) },
+    { operationId: 'ContainerStats', method: 'GET', path: '/containers/{id}/stats', handle: containerStats(backend) },
+    { operationId: 'ContainerUpdate', method: 'POST', path: '/containers/{id}/update', handle: containerUpdate(backend) },
   ];
 }
