@@ -11,8 +11,9 @@ export function containerStats(backend: ContainerControlBackend): Handler {
     // dockerd's BoolValueOrDefault: absent is true, present is read as a bool
     const stream = !ctx.query.has('stream') || queryBool(ctx.query, 'stream');
     const oneShot = ctx.api.has('statsOneShot') && queryBool(ctx.query, 'one-shot');
-    if (stream && oneShot) throw invalidParameter('cannot have stream=true and one-shot=true');
+    // asked: a missing container's 404 comes first
     const target = backend.statsTarget(ctx.params.id);
+    if (stream && oneShot) throw invalidParameter('cannot have stream=true and one-shot=true');
     const frames = backend.statsFrames(target.id, { stream, oneShot, signal: ctx.signal });
     if (!stream) {
       for await (const frame of frames) {
