@@ -14,9 +14,10 @@ import { conflict } from '../errors.js';
 
 export function containerControlBackend(deps: { service: ContainerService; paths: ContainerPaths; limits: CreateLimits }): ContainerControlBackend {
   const { service, paths } = deps;
+  const recordOf = (id: string) => service.list().find((c) => c.id === id);
   /** The cgroupsPath of a running container's current run. */
   const runningCgroup = (id: string): string | undefined => {
-    const r = service.list().find((c) => c.id === id);
+    const r = recordOf(id);
     return r !== undefined && isRunning(r.state) ? bundleCgroupsPath(paths.bundle(id)) : undefined;
   };
 
@@ -28,8 +29,9 @@ export function containerControlBackend(deps: { service: ContainerService; paths
         id = r.id;
         if (r.state.status === 'restarting') throw conflict(`Container ${r.id} is restarting, wait until the container is running`);
         const cgroupsPath = runningCgroup(r.id);
-        if (cgroupsPath === undefined) throw conflict(`Container ${r.id} is not running`);
-        return cgroupPids(containerCgroup(cgroupsPath));
+        const pids = cgroupsPath === undefined ? undefined : cgroupPids(containerCgroup(cgroupsPath));
+        if (pids === undefined) throw conflict(`Container ${r.id} is not running`);
+        return pids;
       });
       service.publishEvent(id, 'top');
       return result;
@@ -39,10 +41,16 @@ export function containerControlBackend(deps: { service: ContainerService; paths
       return { id: r.id, name: r.name };
     },
     statsFrames: (id, opts) =>
-      statsFrames(() => {
-        const cgroupsPath = runningCgroup(id);
-        return cgroupsPath === undefined ? undefined : sampleCgroup(cgroupsPath);
-      }, opts),
+      statsFrames(
+        {
+          sample() {
+            const cgroupsPath = runningCgroup(id);
+            return cgroupsPath === undefined ? undefined : sampleCgroup(cgroupsPath);
+          },
+          exists: () => recordOf(id) !== undefined,
+        },
+        opts,
+      ),
     async update(ref, body, { pidsLimit }) {
       // as dockerd: the body is decoded before the container is looked up, and checked after
       const change = decodeUpdateBody(body, { pidsLimit });

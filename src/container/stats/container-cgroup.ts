@@ -31,13 +31,19 @@ export function bundleCgroupsPath(bundleDir: string): string | undefined {
   }
 }
 
-/** The pids of every process in the cgroup and below it (cgroup.procs, as runc ps reads it). */
-export function cgroupPids(cg: ContainerCgroup): number[] {
+/** The pids of every process in the cgroup and below it (cgroup.procs, as runc ps reads it); undefined once the cgroup is gone. */
+export function cgroupPids(cg: ContainerCgroup): number[] | undefined {
   const pids = new Set<number>();
   const walk = (dir: string) => {
     for (const line of readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n')) if (line !== '') pids.add(Number(line));
     for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) walk(path.join(dir, entry.name));
   };
-  walk(cg.dir('memory'));
+  try {
+    walk(cg.dir('memory'));
+  } catch (err) {
+    // the run ended while it was read
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
   return [...pids].sort((a, b) => a - b);
 }

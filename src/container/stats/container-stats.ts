@@ -2,7 +2,7 @@
 // with the one before it as "pre" (so a client can compute CPU %); without streaming, two samples
 // a second apart and only the second sent, or with one-shot a single sample and no "pre". A
 // container that is not running gives empty frames (a stream goes on sending them, and picks up
-// again if the container starts).
+// again if the container starts); a stream ends when the container is removed.
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { nowNanos } from '../../lib/timestamp.js';
@@ -54,9 +54,16 @@ export function sampleCgroup(cgroupsPath: string): StatsSample | undefined {
   return { readNs, cgroup, host };
 }
 
-/** The frames to send, ending when not streaming or when `signal` fires. */
-export async function* statsFrames(sample: () => StatsSample | undefined, opts: StatsOptions): AsyncGenerator<StatsFrame> {
-  let pre = sample();
+export interface StatsSource {
+  /** undefined while the container does not run */
+  sample(): StatsSample | undefined;
+  /** false once the container is removed */
+  exists(): boolean;
+}
+
+/** The frames to send, ending when not streaming, when `signal` fires, or when the container goes. */
+export async function* statsFrames(source: StatsSource, opts: StatsOptions): AsyncGenerator<StatsFrame> {
+  let pre = source.sample();
   if (!opts.stream) {
     if (pre === undefined || opts.oneShot) {
       yield { read: pre };
@@ -64,12 +71,12 @@ export async function* statsFrames(sample: () => StatsSample | undefined, opts: 
     }
     // prime the CPU figures, as dockerd does, so that the one frame has a "pre"
     if (!(await pause(opts.signal))) return;
-    yield { read: sample(), pre };
+    yield { read: source.sample(), pre };
     return;
   }
   yield { read: pre };
-  while (await pause(opts.signal)) {
-    const read = sample();
+  while ((await pause(opts.signal)) && source.exists()) {
+    const read = source.sample();
     yield { read, pre };
     pre = read;
   }
