@@ -59,14 +59,14 @@ test('v2: one directory; µs become ns, failcnt is memory.events\' oom, io only 
     'memory.max': 'max\n',
     'memory.events': 'low 0\nhigh 0\nmax 1\noom 1\noom_kill 1\n',
     'pids.current': '1\n',
-    'pids.max': '20\n',
+    'pids.max': 'max\n',
     'io.stat': '8:0 rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n',
   });
   const s = readCgroupV2Sample({ version: '2', dir: () => dir });
   assert.deepEqual(s.cpu, { totalNs: 10_000n, kernelNs: 3_000n, userNs: 7_000n, throttling: { periods: 4n, throttledPeriods: 2n, throttledTimeNs: 5_000n } });
-  assert.deepEqual({ usage: s.memory.usage, limit: s.memory.limit, failcnt: s.memory.failcnt, maxUsage: s.memory.maxUsage }, { usage: 300n, limit: 0n, failcnt: 1n, maxUsage: undefined });
+  assert.deepEqual({ usage: s.memory.usage, limit: s.memory.limit, failcnt: s.memory.failcnt, maxUsage: s.memory.maxUsage }, { usage: 300n, limit: 2n ** 64n - 1n, failcnt: 1n, maxUsage: undefined });
   assert.equal(s.memory.stats.anon, 100n);
-  assert.deepEqual(s.pids, { current: 1n, limit: 20n });
+  assert.deepEqual(s.pids, { current: 1n, limit: 2n ** 64n - 1n });
   assert.deepEqual(s.blkio, {
     ioServiceBytesRecursive: [
       { major: 8, minor: 0, op: 'read', value: 4096n },

@@ -63,6 +63,13 @@ export function readCounter(file: string): bigint {
   return /^\d+$/.test(text) ? BigInt(text) : 0n;
 }
 
+const MAX_UINT64 = 2n ** 64n - 1n;
+
+/** A v2 limit file: "max" is no limit, which containerd (and so dockerd) reports as the largest uint64. */
+export function readV2Limit(file: string): bigint {
+  return readOptional(file).trim() === 'max' ? MAX_UINT64 : readCounter(file);
+}
+
 /** "key value" lines (memory.stat, cpu.stat, cpuacct.stat). */
 export function readKeyValues(file: string): Map<string, bigint> {
   const out = new Map<string, bigint>();

@@ -1,9 +1,10 @@
 // A container's counters from its cgroup v2 directory, as dockerd 20.10's statsV2 reports them:
 // no per-CPU usage and no maximum usage; failcnt is memory.events' oom; io only as bytes read
-// and written.
+// and written; an unset limit ("max") is the largest uint64 (the memory one is then capped by
+// the machine's memory, as on v1).
 import path from 'node:path';
 import type { ContainerCgroup } from './container-cgroup.js';
-import { readCounter, readKeyValues, readOptional, type BlkioEntry, type CgroupSample } from './cgroup-sample.js';
+import { readCounter, readKeyValues, readOptional, readV2Limit, type BlkioEntry, type CgroupSample } from './cgroup-sample.js';
 
 /** The memory.stat entries dockerd 20.10 reports on cgroup v2. */
 const MEMORY_STAT_KEYS = [
@@ -34,10 +35,10 @@ export function readCgroupV2Sample(cg: ContainerCgroup): CgroupSample {
     memory: {
       usage: readCounter(path.join(dir, 'memory.current')),
       failcnt: readKeyValues(path.join(dir, 'memory.events')).get('oom') ?? 0n,
-      limit: readCounter(path.join(dir, 'memory.max')),
+      limit: readV2Limit(path.join(dir, 'memory.max')),
       stats,
     },
-    pids: { current: readCounter(path.join(dir, 'pids.current')), limit: readCounter(path.join(dir, 'pids.max')) },
+    pids: { current: readCounter(path.join(dir, 'pids.current')), limit: readV2Limit(path.join(dir, 'pids.max')) },
     blkio: serviceBytes.length > 0 ? { ioServiceBytesRecursive: serviceBytes } : {},
   };
 }
