@@ -128,6 +128,9 @@ describe('docker top, stats and update', () => {
     const [, memUsage, , memLimit] = rows.get('st-mem') ?? [];
     assert.ok(/MiB$/.test(memUsage) && Number.parseFloat(memUsage) >= 40, `usage ${memUsage} holds the 40 MiB written to /dev/shm`);
     assert.equal(memLimit, '200MiB');
+    const raw = (await d.request('GET', '/containers/st-mem/stats?stream=false&one-shot=true')).json() as StatsJson;
+    assert.ok((raw.memory_stats.usage ?? 0) >= 40 * MiB, `usage ${raw.memory_stats.usage}`);
+    assert.equal(raw.memory_stats.limit, 200 * MiB);
     const [cpuPerc] = rows.get('st-cpu') ?? [];
     assert.ok(Number.parseFloat(cpuPerc) > 0, `CPU ${cpuPerc} of a busy loop`);
   });
