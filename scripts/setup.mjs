@@ -24,6 +24,8 @@ const runtimePackages = [
   { command: 'catatonit', pkg: 'catatonit' },
   // the stdin relay into conmon's SOCK_SEQPACKET attach socket, which node:net cannot open (src/runtime/stdin-relay.ts)
   { command: 'socat', pkg: 'socat' },
+  // `docker top` runs the host's ps, which a minimal Debian lacks (src/runtime/host-ps.ts)
+  { command: 'ps', pkg: 'procps' },
 ];
 const testPackages = [
   // the docker CLI, when the machine has none; its daemon is never started (see installDebianPackages)

@@ -57,6 +57,8 @@ describe('behaviour table', () => {
     kernelMemoryTcpField: { '1.25': false, '1.40': true, '1.41': true },
     bindNonRecursiveOption: { '1.25': false, '1.40': true, '1.41': true },
     attachWebsocketBinaryMessages: { '1.25': false, '1.40': true, '1.41': true },
+    statsOneShot: { '1.25': false, '1.40': false, '1.41': true },
+    updatePidsLimit: { '1.25': false, '1.40': true, '1.41': true },
   };
   it('has an expectation for every behaviour', () => {
     assert.deepEqual([...BEHAVIOUR_NAMES].sort(), Object.keys(expected).sort());

@@ -60,6 +60,16 @@ const behaviours = {
     reason: 'GET /containers/{id}/attach/ws sends output in binary messages; older versions send text ones',
     source: 'moby v20.10.27 wsContainersAttach (asked: binary at 1.41, text at 1.25)',
   },
+  statsOneShot: {
+    since: '1.41',
+    reason: 'GET /containers/{id}/stats?stream=0&one-shot=1 sends one sample at once; older versions ignore one-shot and prime the CPU figures first',
+    source: 'moby v20.10.27 getContainersStats (asked: 1 s at 1.41, 2 s at 1.40)',
+  },
+  updatePidsLimit: {
+    since: '1.40',
+    reason: 'POST /containers/{id}/update honours PidsLimit; older versions have it ignored',
+    source: 'moby v20.10.27 postContainerUpdate',
+  },
 } satisfies Record<string, Behaviour>;
 
 export type BehaviourName = keyof typeof behaviours;

@@ -148,6 +148,11 @@ export class ContainerRunner {
     return this.opts.runc.resume(id);
   }
 
+  /** Changes a running container's cgroup limits (linux.resources' shape; zeros leave a limit as it is). */
+  update(id: string, resources: Record<string, unknown>): Promise<void> {
+    return this.opts.runc.update(id, resources);
+  }
+
   resize(id: string, height: number, width: number): Promise<void> {
     return resizeTerminal(this.opts.paths.bundle(id), { height, width });
   }

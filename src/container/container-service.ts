@@ -18,6 +18,8 @@ import { NoSuchContainerError, type ContainerStore } from './container-store.js'
 import { canMove, initialState, isRunning, ZERO_TIME, type ContainerRecord, type ContainerStatus, type HealthState } from './container-record.js';
 import { restartDelayMs, startsWithDaemon } from './restart-policy.js';
 import { parseSignal as signalNumber } from './config/stop-signal.js';
+import { applyUpdate } from './update/container-update.js';
+import type { ContainerUpdate } from './update/update-body.js';
 
 /** dockerd's default for `docker stop` when neither `t` nor StopTimeout say. */
 const DEFAULT_STOP_TIMEOUT_S = 10;
@@ -310,6 +312,13 @@ export class ContainerService {
       }
     }
     return { ids, reclaimedBytes };
+  }
+
+  /** Changes resources and restart policy (a checked request: container-update.ts), then publishes 'update'. */
+  async update(ref: string, change: ContainerUpdate): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, () => applyUpdate(record, change, { save: (r) => this.store.save(r), updateRuntime: (id, res) => this.opts.runner.update(id, res) }));
+    this.publish(record, 'update');
   }
 
   /** Publishes container events that come from elsewhere (attach). */

@@ -22,6 +22,7 @@ import type { RootfsStore } from '../image/rootfs/rootfs-store.js';
 import { directorySizeBytes } from '../lib/directory-size.js';
 import type { FilterArgs } from '../lib/filters.js';
 import { negativeLabelMatch, untilMillis } from '../lib/prune-filters.js';
+import { containerControlBackend } from './container-control-backend.js';
 
 export interface ContainerBackendDeps {
   service: ContainerService;
@@ -154,5 +155,6 @@ export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
     extractToDir: (ref, req) => archive.extractToDir(ref, req),
     exportContainer: (ref) => archive.export(ref),
     changes: (ref) => archive.changes(ref),
+    ...containerControlBackend({ service, paths, limits: deps.limits }),
   };
 }

@@ -25,7 +25,12 @@ export interface CgroupFacts {
 }
 
 export function readCgroupFacts(root = CGROUP_ROOT): CgroupFacts {
-  return statfsSync(root).type === CGROUP2_SUPER_MAGIC ? readUnified(root) : readV1(root);
+  return isUnifiedHierarchy(root) ? readUnified(root) : readV1(root);
+}
+
+/** Whether the hierarchy at `root` is cgroup v2 only (not v1, nor hybrid with v2 under unified/). */
+export function isUnifiedHierarchy(root = CGROUP_ROOT): boolean {
+  return statfsSync(root).type === CGROUP2_SUPER_MAGIC;
 }
 
 function readV1(root: string): CgroupFacts {

@@ -17,7 +17,7 @@ export type FieldSpec =
   | { struct: StructSpec } // null leaves it unset, for a Go pointer or value alike
   | 'raw'; // kept as given (IPAMConfig, DeviceRequests' nested lists)
 
-interface StructSpec {
+export interface StructSpec {
   goName: string;
   fields: Record<string, FieldSpec>;
 }
@@ -248,7 +248,7 @@ function isPresent(v: unknown): boolean {
   return v !== undefined && v !== null;
 }
 
-function decodeStruct(raw: Record<string, unknown>, spec: StructSpec, path: string): Record<string, unknown> {
+export function decodeStruct(raw: Record<string, unknown>, spec: StructSpec, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(spec.fields)) {
     if (!(name in raw)) continue;

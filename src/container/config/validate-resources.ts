@@ -22,8 +22,11 @@ export function checkDecoderResources(hc: HostConfig, limits: Pick<CreateLimits,
   }
 }
 
-/** Checks and adjusts hc's resources in place; returns dockerd's warnings for what it dropped. */
-export function verifyResources(hc: HostConfig, limits: CreateLimits): string[] {
+/**
+ * Checks and adjusts hc's resources in place; returns dockerd's warnings for what it dropped. An
+ * update (`docker update`) may give a swap limit alone: the memory limit is the container's.
+ */
+export function verifyResources(hc: HostConfig, limits: CreateLimits, opts: { update?: boolean } = {}): string[] {
   const f = limits.cgroup;
   const warnings: string[] = [];
   if (hc.MemorySwappiness === -1) hc.MemorySwappiness = null;
@@ -43,7 +46,7 @@ export function verifyResources(hc: HostConfig, limits: CreateLimits): string[] 
   if (memory() > 0 && swap() > 0 && swap() < memory()) {
     throw invalidParameter('Minimum memoryswap limit should be larger than memory limit, see usage');
   }
-  if (memory() === 0 && swap() > 0) throw invalidParameter('You should always set the Memory limit when using Memoryswap limit, see usage');
+  if (memory() === 0 && swap() > 0 && !opts.update) throw invalidParameter('You should always set the Memory limit when using Memoryswap limit, see usage');
   if (hc.MemorySwappiness != null && !limits.memorySwappiness) {
     warnings.push('Your kernel does not support memory swappiness capabilities or the cgroup is not mounted. Memory swappiness discarded.');
     hc.MemorySwappiness = null;

@@ -4,6 +4,7 @@ import type { WaitCondition, WaitResult } from '../../../container/container-ser
 import type { FilterArgs } from '../../../lib/filters.js';
 import type { ApiVersion } from '../../api-version.js';
 import type { ContainerArchiveBackend } from './archive-backend.js';
+import type { ContainerControlBackend } from './control-backend.js';
 import type { ContainerStreamsBackend } from './streams-backend.js';
 
 /** A container with what inspect and list show beside its record. */
@@ -21,7 +22,7 @@ export interface ContainerView {
   sizeRootFs?: number;
 }
 
-export interface ContainerBackend extends ContainerStreamsBackend, ContainerArchiveBackend {
+export interface ContainerBackend extends ContainerStreamsBackend, ContainerArchiveBackend, ContainerControlBackend {
   create(req: { body: unknown; name: string | undefined; api: ApiVersion }): Promise<{ id: string; warnings: string[] }>;
   inspect(ref: string, opts: { size: boolean }): ContainerView;
   list(q: { all: boolean; limit: number; size: boolean; filters: FilterArgs }): ContainerView[];

@@ -1,4 +1,4 @@
-// The Container area's operations (exec, archive, top, stats, update, changes and export come later).
+// The Container area's operations (exec has an area of its own, as in the spec).
 import type { Route } from '../../router.js';
 import type { ContainerBackend } from './backend.js';
 import { containerArchive, containerArchiveInfo, putContainerArchive } from './container-archive.js';
@@ -10,6 +10,9 @@ import { containerChanges, containerExport } from './container-export.js';
 import { containerLogs } from './container-logs.js';
 import { containerDelete, containerInspect, containerList, containerPrune, containerRename } from './container-records.js';
 import { containerWait } from './container-wait.js';
+import { containerStats } from './container-stats.js';
+import { containerTop } from './container-top.js';
+import { containerUpdate } from './container-update.js';
 
 export function containerRoutes(backend: ContainerBackend): Route[] {
   return [
@@ -35,5 +38,8 @@ export function containerRoutes(backend: ContainerBackend): Route[] {
     { operationId: 'PutContainerArchive', method: 'PUT', path: '/containers/{id}/archive', handle: putContainerArchive(backend) },
     { operationId: 'ContainerExport', method: 'GET', path: '/containers/{id}/export', handle: containerExport(backend) },
     { operationId: 'ContainerChanges', method: 'GET', path: '/containers/{id}/changes', handle: containerChanges(backend) },
+    { operationId: 'ContainerTop', method: 'GET', path: '/containers/{id}/top', handle: containerTop(backend) },
+    { operationId: 'ContainerStats', method: 'GET', path: '/containers/{id}/stats', handle: containerStats(backend) },
+    { operationId: 'ContainerUpdate', method: 'POST', path: '/containers/{id}/update', handle: containerUpdate(backend) },
   ];
 }
