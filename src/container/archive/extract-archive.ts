@@ -8,10 +8,15 @@
 // container's terms, never outside it) and every change is made relative to the parent's
 // descriptor, without following a link at the last component. An error stops the extraction where
 // it is: the entries before it stay, as with dockerd.
+// Speed: consecutive entries of one directory share its resolved descriptor (until an entry could
+// change how paths resolve); the slow calls (removing a file, creating one, writing it) run in
+// libuv's pool, in the same order, while the event loop goes on reading the archive ahead.
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, fchmodSync, fchownSync, futimesSync, lchownSync, linkSync, lutimesSync, mkdirSync, openSync, readdirSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fchownSync, futimesSync, lchownSync, linkSync, lutimesSync, mkdirSync, open, openSync, symlinkSync, writev } from 'node:fs';
+import { open as openHandle, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { extract, type Header } from 'tar-stream';
 import { EngineError } from '../../errors.js';
 import { cleanArchivePath } from '../../image/archive/safe-path.js';
@@ -32,27 +37,37 @@ function failure(message: string): EngineError {
   return new EngineError('system', `Error processing tar file(exit status 1): ${message}`);
 }
 
+/**
+ * Archive bytes taken from the request while the entries' files are removed, made and written: the
+ * client goes on sending meanwhile (with a few hundred KiB, it waited on every file).
+ */
+const READ_AHEAD_BYTES = 4 * 1024 * 1024;
+
 export async function extractArchive(tar: Readable, opts: ExtractOptions): Promise<void> {
   const extractor = new Extractor(opts);
-  const entries = extract();
+  const entries = extract({ highWaterMark: READ_AHEAD_BYTES });
   tar.on('error', (err) => entries.destroy(err));
   tar.pipe(entries);
   try {
     for await (const entry of entries) {
       await extractor.entry(entry.header, entry as AsyncIterable<Buffer>);
     }
+    extractor.forgetParent();
     extractor.directoryTimes();
   } catch (err) {
     if (err instanceof EngineError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw failure(code === undefined ? (err as Error).message.replace(/^Unexpected end of data$/, 'unexpected EOF') : (err as Error).message);
   } finally {
+    extractor.forgetParent();
     tar.unpipe(entries);
   }
 }
 
 class Extractor {
   private readonly dirTimes: Array<{ path: BytePath; mtime: number }> = [];
+  /** the last entry's parent, still open, by the container path that resolved to it */
+  private parent: { dir: BytePath; handle: DirHandle } | undefined;
 
   constructor(private readonly opts: ExtractOptions) {}
 
@@ -64,11 +79,17 @@ class Extractor {
     if (rel === '') return drain(data);
     const target = `${dest === '/' ? '' : dest}/${rel}`;
     const parent = this.parentDir(path.posix.dirname(target));
+    let keepsPaths = false;
     try {
       const name = path.posix.basename(target);
       const at = `${selfPath(parent.fd)}/${name}`;
       const existing = parent.opaque ? undefined : this.opts.root.lookup(parent, name);
       const isDir = header.type === 'directory';
+      // Paths resolve through directories and links only: the kept parent stays right unless one is
+      // removed or made (a hard link may be one to a link).
+      keepsPaths = !(existing?.stats.isDirectory() === true || existing?.stats.isSymbolicLink() === true || isDir || header.type === 'symlink' || header.type === 'link');
+      const isFile = header.type === 'file' || header.type === 'contiguous-file';
+      let cleared = Promise.resolve();
       if (existing !== undefined) {
         const existingDir = existing.stats.isDirectory();
         if (this.opts.noOverwriteDirNonDir && existingDir && !isDir) throw failure(`cannot overwrite directory ${quote(target)} with non-directory ${quote(dest)}`);
@@ -76,18 +97,17 @@ class Extractor {
         if (!(existingDir && isDir)) {
           // a stopped container's mount point: its source stands there
           if (existing.follow) throw failure(`cannot replace the mount point ${quote(target)}`);
-          removeEntry(parent, name, existingDir);
+          cleared = removeEntry(parent, name, existingDir);
+          // a file's contents are gathered while it goes: writeFile waits for it
+          if (!isFile) await cleared;
         }
       }
       const uid = this.opts.owner?.uid ?? header.uid ?? 0;
       const gid = this.opts.owner?.gid ?? header.gid ?? 0;
       const mode = (header.mode ?? 0o644) & 0o7777;
       const mtime = (header.mtime ?? new Date(0)).getTime() / 1000;
+      if (isFile) return await writeFile(fsPath(at), cleared, data, { uid, gid, mode, mtime });
       switch (header.type) {
-        case 'file':
-        case 'contiguous-file':
-          await writeFile(fsPath(at), data, { uid, gid, mode, mtime });
-          return;
         case 'directory': {
           if (existing === undefined) mkdirSync(fsPath(at), 0o700);
           const fd = openSync(fsPath(existing?.hostPath ?? at), constants.O_RDONLY | constants.O_DIRECTORY | (existing?.follow === true ? 0 : constants.O_NOFOLLOW));
@@ -128,8 +148,14 @@ class Extractor {
       }
       await drain(data);
     } finally {
-      this.opts.root.release([parent]);
+      if (!keepsPaths) this.forgetParent();
     }
+  }
+
+  /** Closes the kept parent directory. */
+  forgetParent(): void {
+    if (this.parent !== undefined) this.opts.root.release([this.parent.handle]);
+    this.parent = undefined;
   }
 
   /** Directory times last, once nothing more is written into them. */
@@ -142,8 +168,16 @@ class Extractor {
     }
   }
 
-  /** The parent directory of an entry, open; made (0755) where missing, as dockerd's MkdirAll. */
+  /** The parent directory of an entry, open (kept for the next entries); made (0755) where missing, as dockerd's MkdirAll. */
   private parentDir(dir: BytePath): DirHandle {
+    if (this.parent?.dir === dir) return this.parent.handle;
+    this.forgetParent();
+    const handle = this.resolveParent(dir);
+    this.parent = { dir, handle };
+    return handle;
+  }
+
+  private resolveParent(dir: BytePath): DirHandle {
     for (;;) {
       const res = this.opts.root.resolve(dir, { followLast: true });
       if (res.found) {
@@ -180,38 +214,77 @@ class Extractor {
   }
 }
 
-async function writeFile(file: Buffer, data: AsyncIterable<Buffer>, meta: { uid: number; gid: number; mode: number; mtime: number }): Promise<void> {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+/** Bytes gathered from the archive before one write: few calls, and little held in memory. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+
+const openFd = promisify(open);
+const writevFd = promisify(writev);
+
+/**
+ * Creates `file` once `cleared` (the removal of what stood there) is done, and writes the entry's
+ * contents: the first batch is gathered meanwhile, each batch is written while the next one is
+ * gathered, never more than one write ahead.
+ */
+async function writeFile(file: Buffer, cleared: Promise<void>, data: AsyncIterable<Buffer>, meta: { uid: number; gid: number; mode: number; mtime: number }): Promise<void> {
+  const opened = cleared.then(() => openFd(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+  // failures are met at the next await; until then they must not count as unhandled
+  opened.catch(() => undefined);
+  let writing: Promise<void> = Promise.resolve();
   try {
+    let batch: Buffer[] = [];
+    let batchBytes = 0;
     for await (const chunk of data) {
-      for (let offset = 0; offset < chunk.length; ) offset += writeSync(fd, chunk, offset);
+      batch.push(chunk);
+      batchBytes += chunk.length;
+      if (batchBytes < WRITE_BATCH_BYTES) continue;
+      const fd = await opened;
+      await writing;
+      writing = writeAll(fd, batch);
+      writing.catch(() => undefined);
+      batch = [];
+      batchBytes = 0;
     }
+    const fd = await opened;
+    await writing;
+    await writeAll(fd, batch);
     fchownSync(fd, meta.uid, meta.gid);
     // after chown, which clears setuid bits
     fchmodSync(fd, meta.mode);
     futimesSync(fd, meta.mtime, meta.mtime);
   } finally {
-    closeSync(fd);
+    // a write still under way must end before the descriptor closes
+    await writing.catch(() => undefined);
+    const fd = await opened.catch(() => undefined);
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Writes every byte of `rest` (which it empties), again after a short write. */
+async function writeAll(fd: number, rest: Buffer[]): Promise<void> {
+  while (rest.length > 0) {
+    let { bytesWritten } = await writevFd(fd, rest);
+    while (rest.length > 0 && bytesWritten >= rest[0].length) bytesWritten -= (rest.shift() as Buffer).length;
+    if (bytesWritten > 0) rest[0] = rest[0].subarray(bytesWritten);
   }
 }
 
 /** Removes `name` from an open directory, a directory with everything in it, never through a link. */
-function removeEntry(dir: DirHandle, name: BytePath, isDir: boolean): void {
+async function removeEntry(dir: DirHandle, name: BytePath, isDir: boolean): Promise<void> {
   const at = fsPath(`${selfPath(dir.fd)}/${name}`);
   if (!isDir) {
-    unlinkSync(at);
+    await unlink(at);
     return;
   }
-  const fd = openSync(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  const handle = await openHandle(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   try {
-    const child: DirHandle = { ...dir, fd };
-    for (const entry of readdirSync(fsPath(selfPath(fd)), { withFileTypes: true, encoding: 'buffer' })) {
-      removeEntry(child, entry.name.toString('latin1'), entry.isDirectory());
+    const child: DirHandle = { ...dir, fd: handle.fd };
+    for (const entry of await readdir(fsPath(selfPath(handle.fd)), { withFileTypes: true, encoding: 'buffer' })) {
+      await removeEntry(child, entry.name.toString('latin1'), entry.isDirectory());
     }
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
-  rmdirSync(at);
+  await rmdir(at);
 }
 
 function isUnder(p: BytePath, dir: BytePath): boolean {

@@ -17,7 +17,7 @@ export function isCompressed(head: Buffer): boolean {
 /** The layer's tar stream, decompressed. */
 export async function openLayerTar(source: Readable): Promise<Readable> {
   const head = await peek(source, 4);
-  const rest = Readable.from(prepend(head, source));
+  const rest = unread(head, source);
   if (head.subarray(0, 3).equals(GZIP)) return through(rest, createGunzip());
   if (head.subarray(0, 4).equals(ZSTD)) return zstdDecompress(rest);
   return rest;
@@ -74,7 +74,10 @@ async function peek(source: Readable, n: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-async function* prepend(head: Buffer, rest: Readable): AsyncGenerator<Buffer> {
-  if (head.length > 0) yield head;
-  for await (const chunk of rest) yield chunk as Buffer;
+/** `source` with `head`, read from it, put back in front (no stage between: it costs on every chunk). */
+function unread(head: Buffer, source: Readable): Readable {
+  // once it has ended, a stream takes nothing back
+  if (source.readableEnded) return Readable.from(head.length > 0 ? [head] : []);
+  if (head.length > 0) source.unshift(head);
+  return source;
 }

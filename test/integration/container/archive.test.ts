@@ -195,6 +195,43 @@ describe('container archive (docker cp)', () => {
     assert.equal(lstatSync(path.join(upper, 'tmp', 'h2')).ino, lstatSync(path.join(upper, 'tmp', 'h1')).ino);
   });
 
+  test('a directory replaced by a link mid-archive: later entries under its name go through the link, as with dockerd', async () => {
+    const name = `berth-swap-${tag}`;
+    const swap = await tarOf([
+      { name: 'sw', type: 'directory' },
+      { name: 'sw/a', content: '1' },
+      { name: 'sw', type: 'symlink', linkname: '/etc' },
+      { name: `sw/${name}`, content: '2' },
+    ]);
+    const res = await d.request('PUT', '/containers/cp1/archive?path=/tmp', { body: swap });
+    assert.equal(res.status, 200, res.body);
+    assert.equal(readlinkSync(path.join(upper, 'tmp', 'sw')), '/etc');
+    assert.equal(readFileSync(path.join(upper, 'etc', name), 'utf8'), '2');
+    assert.equal(existsSync(`/etc/${name}`), false);
+  });
+
+  test('an entry changing how its own directory resolves: the next entries resolve it again', async () => {
+    // /tmp/s/l -> q/n/.. is /tmp/s/q while q/n is a directory; once q/n -> /etc, it is /etc/.. = /.
+    // (dockerd refuses the entry that replaces q/n: its own path goes through q/n; berth makes it
+    // in the directory it resolved first.)
+    const name = `berth-reroute-${tag}`;
+    const reroute = await tarOf([
+      { name: 's', type: 'directory' },
+      { name: 's/q', type: 'directory' },
+      { name: 's/q/n', type: 'directory' },
+      { name: 's/l', type: 'symlink', linkname: 'q/n/..' },
+      { name: 's/l/f1', content: '1' },
+      { name: 's/l/n', type: 'symlink', linkname: '/etc' },
+      { name: `s/l/${name}`, content: '2' },
+    ]);
+    const res = await d.request('PUT', '/containers/cp1/archive?path=/tmp', { body: reroute });
+    assert.equal(res.status, 200, res.body);
+    assert.equal(readFileSync(path.join(upper, 'tmp', 's', 'q', 'f1'), 'utf8'), '1');
+    assert.equal(existsSync(path.join(upper, 'tmp', 's', 'q', name)), false);
+    assert.equal(readFileSync(path.join(upper, name), 'utf8'), '2');
+    assert.equal(existsSync(`/${name}`), false);
+  });
+
   test('a stopped container: its root filesystem is mounted for the copy and unmounted after; binds read and written at their source', async () => {
     const bind = path.join(work, 'bind');
     mkdirSync(bind);
