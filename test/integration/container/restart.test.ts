@@ -4,16 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Berthd } from '../../helpers/berthd.js';
 import { inspectContainer, startWithBusybox, sweep, teardown } from '../../helpers/containers.js';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { untilDefined as until } from '../../helpers/until.js';
 
 describe('restart policies', () => {
   let d: Berthd;

@@ -7,6 +7,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Berthd } from '../../helpers/berthd.js';
 import { inspectContainer, startWithBusybox, teardown } from '../../helpers/containers.js';
+import { untilDefined as until } from '../../helpers/until.js';
 
 const MiB = 1024 * 1024;
 const unified = statfsSync('/sys/fs/cgroup').type === 0x63677270;
@@ -14,16 +15,6 @@ const unified = statfsSync('/sys/fs/cgroup').type === 0x63677270;
 /** A file of the container's cgroup: v1 `memory.limit_in_bytes` under the memory controller, or a v2 one. */
 function cgroupFile(id: string, v1: [controller: string, file: string], v2: string): string {
   return readFileSync(unified ? `/sys/fs/cgroup/berth/${id}/${v2}` : `/sys/fs/cgroup/${v1[0]}/berth/${id}/${v1[1]}`, 'utf8').trim();
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Reads a streaming response until it holds `count` lines, then hangs up; the head and the lines. */

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Berthd } from '../../helpers/berthd.js';
 import { inspectContainer, startWithBusybox, teardown } from '../../helpers/containers.js';
 import { inTerminal } from '../../helpers/terminal.js';
+import { until } from '../../helpers/until.js';
 
 interface ExecJson {
   ID: string;
@@ -44,15 +45,6 @@ describe('docker exec', () => {
     assert.equal(r.status, 200, r.body);
     return r.json() as ExecJson;
   };
-  const until = async <T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> => {
-    for (let i = 0; i < 200; i++) {
-      const v = await get();
-      if (ok(v)) return v;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.fail(`${what} never came`);
-  };
-
   test('exit codes: the process\'s own, 127 for a missing command, 126 for one that cannot run', async () => {
     assert.equal((await d.docker(['exec', 'box', 'true'])).code, 0);
     assert.equal((await d.docker(['exec', 'box', 'sh', '-c', 'exit 3'])).code, 3);

@@ -19,6 +19,7 @@ import { Runc, type ExecOptions } from '../../../src/runtime/runc.js';
 import { ContainerCommandError, RuntimeError } from '../../../src/runtime/runtime-errors.js';
 import { tempDir } from '../../helpers/berthd.js';
 import { BUSYBOX_PATH, busyboxLayer } from '../../helpers/busybox-image.js';
+import { until } from '../../helpers/until.js';
 
 const CGROUP_PARENT = `berth-test-exec-${process.pid}`;
 const MS = 1_000_000;
@@ -76,16 +77,6 @@ async function processes(id = ID): Promise<Array<{ pid: number; commandLine: str
 
 async function commandLines(id = ID): Promise<string[]> {
   return (await processes(id)).map((p) => p.commandLine);
-}
-
-async function until<T>(what: string, get: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 before(async () => {
