@@ -6,7 +6,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { RootfsStore } from '../image/rootfs/rootfs-store.js';
 import { isConmonAlive, resizeTerminal, startUnderConmon, ContainerStartError } from '../runtime/conmon.js';
-import { readExitFile, removeExitFiles, waitForExitFile, type ExitRecord } from '../runtime/exit-files.js';
+import { watchConmonExit, type LostRun } from '../runtime/conmon-exit.js';
+import { readExitFile, removeExitFiles, type ExitRecord } from '../runtime/exit-files.js';
 import type { OciSpec } from '../runtime/oci-spec.js';
 import type { Runc } from '../runtime/runc.js';
 import { translateRuntimeError } from '../runtime/runtime-errors.js';
@@ -15,19 +16,10 @@ import { shmDirOf } from './spec/build-spec.js';
 import { isMountPoint, unmountShm } from './spec/shm.js';
 import type { ContainerRecord } from './container-record.js';
 
-/** How often a running container's conmon is checked for having died without an exit file. */
-const CONMON_CHECK_INTERVAL_MS = 2000;
-
 export interface RunHandle {
   conmonPid: number;
   pid: number;
   attachSocketPath: string;
-}
-
-/** conmon ended without recording an exit: the run is over, its code unknown. */
-export interface LostRun {
-  lost: true;
-  finishedAtNs: bigint;
 }
 
 export interface ContainerRunnerOptions {
@@ -40,6 +32,8 @@ export interface ContainerRunnerOptions {
   /** the spec for a container whose root filesystem is mounted at rootfsPath */
   buildSpec: (record: ContainerRecord, rootfsPath: string) => Promise<OciSpec>;
 }
+
+export type { LostRun };
 
 export class ContainerRunner {
   private readonly opts: ContainerRunnerOptions;
@@ -101,30 +95,8 @@ export class ContainerRunner {
    * Resolves when the run ends: with conmon's exit record, or LostRun when conmon itself is gone
    * without one (killed). Stops watching when `signal` fires.
    */
-  async watchExit(id: string, conmonPid: number, signal: AbortSignal): Promise<ExitRecord | LostRun> {
-    const loc = { exitDir: this.opts.paths.exitDir, containerId: id, persistDir: this.opts.paths.persistDir(id) };
-    const watch = new AbortController();
-    const stop = (): void => watch.abort(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
-    const conmonGone = new Promise<LostRun | undefined>((resolve) => {
-      const timer = setInterval(() => {
-        void isConmonAlive(conmonPid, id).then(async (alive) => {
-          if (alive || watch.signal.aborted) return;
-          clearInterval(timer);
-          // conmon writes the exit file just before it ends: look once more
-          resolve((await readExitFile(loc)) === undefined ? { lost: true, finishedAtNs: BigInt(Date.now()) * 1_000_000n } : undefined);
-        });
-      }, CONMON_CHECK_INTERVAL_MS);
-      timer.unref();
-      watch.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
-    });
-    try {
-      const lost = conmonGone.then((l) => l ?? new Promise<never>(() => {}));
-      return await Promise.race([waitForExitFile(loc, { signal: watch.signal }), lost]);
-    } finally {
-      signal.removeEventListener('abort', stop);
-      watch.abort();
-    }
+  watchExit(id: string, conmonPid: number, signal: AbortSignal): Promise<ExitRecord | LostRun> {
+    return watchConmonExit({ exitDir: this.opts.paths.exitDir, containerId: id, persistDir: this.opts.paths.persistDir(id) }, conmonPid, signal);
   }
 
   /** The exit conmon recorded for the current run, if it has ended. */

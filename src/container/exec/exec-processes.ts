@@ -10,14 +10,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { isConmonAlive, resizeTerminal, startUnderConmon, ContainerStartError } from '../../runtime/conmon.js';
-import { readExitFile, waitForExitFile, type ExitFileLocation } from '../../runtime/exit-files.js';
+import { resizeTerminal, startUnderConmon, ContainerStartError } from '../../runtime/conmon.js';
+import { watchConmonExit } from '../../runtime/conmon-exit.js';
+import type { ExitFileLocation } from '../../runtime/exit-files.js';
 import type { OciProcess } from '../../runtime/oci-spec.js';
 import type { OutputStream, Runc } from '../../runtime/runc.js';
 import { translateRuntimeError } from '../../runtime/runtime-errors.js';
 
-/** How often a terminal exec's conmon is checked for having died without an exit file. */
-const CONMON_CHECK_INTERVAL_MS = 2000;
 /** The exit code of a terminal exec whose conmon died without recording one. */
 const LOST_EXIT_CODE = 255;
 
@@ -121,24 +120,6 @@ export class ExecProcesses {
 
 /** conmon's recorded exit code, or LOST_EXIT_CODE when conmon is gone without writing one. */
 async function exitCodeOf(loc: ExitFileLocation, conmonPid: number): Promise<number> {
-  const watch = new AbortController();
-  const conmonGone = new Promise<number>((resolve) => {
-    const timer = setInterval(() => {
-      void isConmonAlive(conmonPid, loc.containerId).then((alive) => {
-        if (alive || watch.signal.aborted) return;
-        clearInterval(timer);
-        resolve(LOST_EXIT_CODE);
-      });
-    }, CONMON_CHECK_INTERVAL_MS);
-    timer.unref();
-    watch.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
-  });
-  try {
-    // conmon writes the exit file just before it ends: a lost conmon is looked at once more
-    const exited = waitForExitFile(loc, { signal: watch.signal }).then((r) => r.exitCode);
-    const lost = conmonGone.then(async (code) => (await readExitFile(loc))?.exitCode ?? code);
-    return await Promise.race([exited, lost]);
-  } finally {
-    watch.abort();
-  }
+  const exit = await watchConmonExit(loc, conmonPid);
+  return 'lost' in exit ? LOST_EXIT_CODE : exit.exitCode;
 }
