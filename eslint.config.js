@@ -7,7 +7,7 @@ const versionLiteral = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'src/generated/**'] },
   ...tseslint.configs.recommended,
   {
     // tests may spell versions (and timestamps that look like them) out

@@ -26,6 +26,9 @@ const runtimePackages = [
   { command: 'socat', pkg: 'socat' },
   // `docker top` runs the host's ps, which a minimal Debian lacks (src/runtime/host-ps.ts)
   { command: 'ps', pkg: 'procps' },
+  // the build generates TypeScript from proto/ with it (scripts/build.mjs); the tests use it as
+  // the independent oracle for berth's protobuf codecs (test/helpers/protoc.ts)
+  { command: 'protoc', pkg: 'protobuf-compiler' },
 ];
 const testPackages = [
   // the docker CLI, when the machine has none; its daemon is never started (see installDebianPackages)
