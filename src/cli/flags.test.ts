@@ -19,6 +19,12 @@ describe('parseFlags', () => {
     assert.deepEqual(config.labels, ['a=b']);
     assert.deepEqual(Object.keys(fromFlags).sort(), ['dataRoot', 'hosts', 'labels']);
   });
+  it('takes the node port ranges, defaulting to swarm\'s', () => {
+    assert.deepEqual([parseFlags([], {}).config.nodePortRange, parseFlags([], {}).config.dynamicNodePortRange], ['1-65535', '30000-32767']);
+    const { config, fromFlags } = parseFlags(['--node-port-range', '1000-2000', '--dynamic-node-port-range=1500-1600'], {});
+    assert.deepEqual([config.nodePortRange, config.dynamicNodePortRange], ['1000-2000', '1500-1600']);
+    assert.deepEqual(Object.keys(fromFlags).sort(), ['dynamicNodePortRange', 'nodePortRange']);
+  });
   it('reads booleans as pflag does', () => {
     assert.equal(parseFlags(['--tls=false'], {}).config.tls, false);
     assert.equal(parseFlags(['--tlsverify'], {}).config.tlsVerify, true);

@@ -24,6 +24,8 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   tlscacert: 'tlsCaCert',
   tlscert: 'tlsCert',
   tlskey: 'tlsKey',
+  nodePortRange: 'nodePortRange',
+  dynamicNodePortRange: 'dynamicNodePortRange',
 };
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
@@ -46,7 +48,9 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--tlsverify [bool]', 'Use TLS and verify the remote', parseBool, defaults.tlsVerify)
     .option('--tlscacert <file>', 'Trust certs signed only by this CA', defaults.tlsCaCert)
     .option('--tlscert <file>', 'Path to TLS certificate file', defaults.tlsCert)
-    .option('--tlskey <file>', 'Path to TLS key file', defaults.tlsKey);
+    .option('--tlskey <file>', 'Path to TLS key file', defaults.tlsKey)
+    .option('--node-port-range <range>', 'Ports a swarm service may publish', defaults.nodePortRange)
+    .option('--dynamic-node-port-range <range>', 'Ports given to a swarm service that publishes port 0', defaults.dynamicNodePortRange);
   program.parse(argv, { from: 'user' });
 
   const opts = program.opts();

@@ -3,6 +3,7 @@ import { checkConflicts, readConfigFile } from '../config/config-file.js';
 import { effectiveLogLevel, type DaemonConfig } from '../config/daemon-config.js';
 import { startDaemon } from '../daemon/daemon.js';
 import { createLogger } from '../logging/logger.js';
+import { parseNodePortRanges } from '../swarm/node-port-ranges.js';
 import { parseFlags } from './flags.js';
 
 function loadConfig(argv: string[]): { config: DaemonConfig; reread: () => DaemonConfig } {
@@ -10,7 +11,10 @@ function loadConfig(argv: string[]): { config: DaemonConfig; reread: () => Daemo
   const read = (): DaemonConfig => {
     const fromFile = readConfigFile(flagConfig.configFile, 'configFile' in fromFlags);
     checkConflicts(flagConfig.configFile, fromFile, fromFlags);
-    return { ...flagConfig, ...fromFile };
+    const config = { ...flagConfig, ...fromFile };
+    // checked now, so that a bad range stops berthd at start rather than the first swarm service
+    parseNodePortRanges(config.nodePortRange, config.dynamicNodePortRange);
+    return config;
   };
   return { config: read(), reread: read };
 }

@@ -2,6 +2,7 @@
 // its type, and whether SIGHUP may reload it.
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_DYNAMIC_NODE_PORT_RANGE, DEFAULT_NODE_PORT_RANGE } from '../swarm/node-port-ranges.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -22,6 +23,10 @@ export interface DaemonConfig {
   tlsCaCert: string;
   tlsCert: string;
   tlsKey: string;
+  /** Where a swarm service's published ports may lie (START-END). */
+  nodePortRange: string;
+  /** Where published port 0 is allocated from, inside nodePortRange. */
+  dynamicNodePortRange: string;
 }
 
 export type ConfigField = keyof DaemonConfig;
@@ -49,6 +54,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'tlsCaCert', fileKey: 'tlscacert', type: 'string', reloadable: false },
   { field: 'tlsCert', fileKey: 'tlscert', type: 'string', reloadable: false },
   { field: 'tlsKey', fileKey: 'tlskey', type: 'string', reloadable: false },
+  { field: 'nodePortRange', fileKey: 'node-port-range', type: 'string', reloadable: false },
+  { field: 'dynamicNodePortRange', fileKey: 'dynamic-node-port-range', type: 'string', reloadable: false },
 ];
 
 export const DEFAULT_SOCKET = '/run/berth/berth.sock';
@@ -70,6 +77,8 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     tlsCaCert: path.join(certPath, 'ca.pem'),
     tlsCert: path.join(certPath, 'cert.pem'),
     tlsKey: path.join(certPath, 'key.pem'),
+    nodePortRange: DEFAULT_NODE_PORT_RANGE,
+    dynamicNodePortRange: DEFAULT_DYNAMIC_NODE_PORT_RANGE,
   };
 }
 

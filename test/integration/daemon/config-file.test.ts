@@ -23,6 +23,20 @@ it('refuses to start when --config-file names a missing file', async () => {
   assert.match(d.log, /unable to configure the daemon with file .*missing\.json/);
 });
 
+it('refuses to start on a node port range it cannot use, from a flag or the file', async () => {
+  const fromFlag = Berthd.spawn({ args: ['--dynamic-node-port-range', '30000-70000'] });
+  assert.equal((await fromFlag.exited).code, 1);
+  assert.match(fromFlag.log, /berthd: invalid dynamic-node-port-range "30000-70000": want START-END, with 1 <= START <= END <= 65535/);
+  const fromFile = Berthd.spawn({ config: { 'node-port-range': '20000-29999' } });
+  assert.equal((await fromFile.exited).code, 1);
+  assert.match(fromFile.log, /berthd: dynamic-node-port-range 30000-32767 must lie inside node-port-range 20000-29999/);
+});
+
+it('starts with node port ranges set in the file and by flag', async () => {
+  const d = await Berthd.start({ config: { 'node-port-range': '20000-40000' }, args: ['--dynamic-node-port-range', '20000-20999'] });
+  await d.stop();
+});
+
 it('takes hosts and labels from the file', async () => {
   const socket = path.join(tempDir(), 'from-file.sock');
   const d = Berthd.spawn({ noDefaultHost: true, config: { hosts: [`unix://${socket}`], labels: ['from=file'] } });
