@@ -23,7 +23,7 @@ export type Target =
   | { kind: 'atMostReference'; ratio?: number }
   | { kind: 'below'; limit: number };
 
-export type Unit = 'req/s' | 'ms' | 's' | 'MiB';
+export type Unit = 'req/s' | 'records/s' | 'ms' | 's' | 'MiB';
 
 export interface Row {
   figure: string;
