@@ -1,7 +1,8 @@
-// The rules on an endpoint's PortConfigs, applied wherever berth accepts them: each port on its
-// own (a known protocol, a target port, a name fit for DNS SRV), the ports of one record together
-// (a target port once per protocol), and the published ports of all records (inside the node port
-// range, never taken twice, 0 replaced by the next free port of the dynamic range).
+// The rules on an endpoint's PortConfigs, the step every PortConfig berth accepts goes through
+// (swarm services will be the first to accept them): each port on its own (a known protocol, a
+// target port, a name fit for DNS SRV), the ports of one record together (a target port once per
+// protocol), and the published ports of all records (inside the node port range, never taken
+// twice, 0 replaced by the next free port of the dynamic range).
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { PortConfig_Protocol, PortConfigSchema, type PortConfig } from '../generated/libnetwork/agent_pb.js';
 import { InvalidEndpointRecordError } from './endpoint-record-error.js';
