@@ -21,8 +21,8 @@ const WIRE_TYPE_NAMES = ['varint', '64-bit', 'length-delimited', 'start group', 
 interface FieldRule {
   label: string;
   wireType: WireType;
-  /** Length-delimited fields: what the bytes hold. */
-  holds: 'utf8' | 'bytes' | DescMessage;
+  /** What a length-delimited field holds: this message, or else a UTF-8 string. */
+  message?: DescMessage;
 }
 
 /** The bounds of the message being walked, and what to say when something crosses its end. */
@@ -58,12 +58,12 @@ function checkMessage(reader: BinaryReader, bytes: Uint8Array, scope: Scope, des
       continue;
     }
     const start = readLength(reader, bytes, scope, rule.label);
-    if (rule.holds === 'utf8') {
+    if (rule.message === undefined) {
       if (!isUtf8Range(bytes, start, reader.pos)) throw new InvalidEndpointRecordError(`${rule.label} is not valid UTF-8`, start);
-    } else if (rule.holds !== 'bytes') {
+    } else {
       const end = reader.pos;
       reader.pos = start;
-      checkMessage(reader, bytes, { end, cutShort: `${rule.label} is cut short` }, rule.holds);
+      checkMessage(reader, bytes, { end, cutShort: `${rule.label} is cut short` }, rule.message);
     }
   }
 }
@@ -79,20 +79,16 @@ function rulesOf(desc: DescMessage): Map<number, FieldRule> {
   return rules;
 }
 
-/** These schemas hold strings, bools, uint32s, enums and messages, none of them packed. */
+/** These schemas hold strings, bools, uint32s, enums and messages, and lists of strings and of messages. */
 function ruleOf(desc: DescMessage, field: DescField): FieldRule {
   const label = `${desc.typeName}.${field.name} (field ${field.number})`;
-  const varint: FieldRule = { label, wireType: WireType.Varint, holds: 'bytes' };
-  if (field.fieldKind === 'message') return { label, wireType: WireType.LengthDelimited, holds: field.message };
-  if (field.fieldKind === 'enum') return varint;
-  if (field.fieldKind === 'list') {
-    if (field.listKind === 'message') return { label, wireType: WireType.LengthDelimited, holds: field.message };
-    if (field.listKind === 'enum') return varint;
+  if (field.fieldKind === 'message' || (field.fieldKind === 'list' && field.listKind === 'message')) {
+    return { label, wireType: WireType.LengthDelimited, message: field.message };
   }
-  if (field.fieldKind === 'scalar' || field.fieldKind === 'list') {
-    if (field.scalar === ScalarType.STRING) return { label, wireType: WireType.LengthDelimited, holds: 'utf8' };
-    if (field.scalar === ScalarType.BYTES) return { label, wireType: WireType.LengthDelimited, holds: 'bytes' };
-    if (field.scalar === ScalarType.BOOL || field.scalar === ScalarType.UINT32 || field.scalar === ScalarType.INT32) return varint;
+  if (field.fieldKind === 'enum') return { label, wireType: WireType.Varint };
+  if (field.fieldKind === 'scalar' || (field.fieldKind === 'list' && field.listKind === 'scalar')) {
+    if (field.scalar === ScalarType.STRING) return { label, wireType: WireType.LengthDelimited };
+    if (field.fieldKind === 'scalar' && (field.scalar === ScalarType.BOOL || field.scalar === ScalarType.UINT32)) return { label, wireType: WireType.Varint };
   }
   throw new Error(`wire-check: ${label} has a type it does not know`);
 }
