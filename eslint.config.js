@@ -33,7 +33,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [{
           // paths that climb out of src/api into a service's folder (not the route folders of the same names)
-          regex: '^(\\.\\./){2,}(daemon|events|system|store|runtime|cli|config|image|container)/',
+          regex: '^(\\.\\./){2,}(daemon|events|system|store|runtime|cli|config|image|container|rootfs)/',
           message: 'Routes talk to services only through their backend.ts interface.',
           allowTypeImports: true,
         }],

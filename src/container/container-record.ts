@@ -80,7 +80,3 @@ export function initialState(): ContainerState {
     hasBeenStarted: false,
   };
 }
-
-export function isRunning(s: ContainerState): boolean {
-  return s.status === 'running' || s.status === 'paused';
-}

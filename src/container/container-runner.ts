@@ -4,7 +4,7 @@
 // the exit watches: the facts live in files conmon and runc write.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { RootfsStore } from '../image/rootfs/rootfs-store.js';
+import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { isConmonAlive, resizeTerminal, startUnderConmon, ContainerStartError } from '../runtime/conmon.js';
 import { watchConmonExit, type LostRun } from '../runtime/conmon-exit.js';
 import { readExitFile, removeExitFiles, type ExitRecord } from '../runtime/exit-files.js';

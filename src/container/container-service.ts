@@ -9,13 +9,14 @@ import type { Logger } from 'pino';
 import { conflict, EngineError, invalidParameter, notModified } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ImageService, Image } from '../image/image-service.js';
-import type { RootfsStore } from '../image/rootfs/rootfs-store.js';
+import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
 import type { ExitRecord } from '../runtime/exit-files.js';
 import { ContainerCommandError } from '../runtime/runtime-errors.js';
 import type { ContainerRunner, LostRun } from './container-runner.js';
 import { NoSuchContainerError, type ContainerStore } from './container-store.js';
-import { canMove, initialState, isRunning, ZERO_TIME, type ContainerRecord, type ContainerStatus, type HealthState } from './container-record.js';
+import { canMove, initialState, ZERO_TIME, type ContainerRecord, type ContainerStatus, type HealthState } from './container-record.js';
+import { hasProcess, isActive } from './container-state.js';
 import { restartDelayMs, startsWithDaemon } from './restart-policy.js';
 import { parseSignal as signalNumber } from './config/stop-signal.js';
 import { applyUpdate } from './update/container-update.js';
@@ -193,7 +194,7 @@ export class ContainerService {
   async stop(ref: string, timeoutS?: number): Promise<void> {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
-      if (!this.cancelRestart(record) && !isRunning(record.state)) throw notModified();
+      if (!this.cancelRestart(record) && !hasProcess(record.state.status)) throw notModified();
       await this.stopRun(record, timeoutS);
       this.publish(record, 'stop');
     });
@@ -203,7 +204,7 @@ export class ContainerService {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
       this.cancelRestart(record);
-      if (isRunning(record.state)) {
+      if (hasProcess(record.state.status)) {
         await this.stopRun(record, timeoutS);
         this.publish(record, 'stop');
       }
@@ -218,7 +219,7 @@ export class ContainerService {
     const number = signal === undefined || signal === '' ? 9 : signalNumber(signal);
     await this.serial(record.id, async () => {
       if (this.cancelRestart(record)) return;
-      if (!isRunning(record.state)) throw conflict(`Container ${record.id} is not running`);
+      if (!hasProcess(record.state.status)) throw conflict(`Container ${record.id} is not running`);
       // any kill through the API counts as a user's stop for the restart policy, as in dockerd
       record.state.stoppedByUser = true;
       this.store.save(record);
@@ -250,7 +251,7 @@ export class ContainerService {
 
   async resize(ref: string, height: number, width: number): Promise<void> {
     const record = this.get(ref);
-    if (!isRunning(record.state)) throw conflict(`Container ${record.id} is not running`);
+    if (!hasProcess(record.state.status)) throw conflict(`Container ${record.id} is not running`);
     if (record.config.Tty !== true) return;
     await this.opts.runner.resize(record.id, height, width);
   }
@@ -262,7 +263,7 @@ export class ContainerService {
   wait(ref: string, condition: WaitCondition): Promise<WaitResult> {
     const record = this.get(ref);
     const s = record.state;
-    if (condition === 'not-running' && !isRunning(s) && s.status !== 'restarting') {
+    if (condition === 'not-running' && !isActive(s.status)) {
       return Promise.resolve(this.waitResult(record));
     }
     return new Promise((resolve) => {
@@ -301,7 +302,7 @@ export class ContainerService {
     const ids: string[] = [];
     let reclaimedBytes = 0;
     for (const record of this.store.all()) {
-      if (isRunning(record.state) || record.state.status === 'restarting' || !accept(record)) continue;
+      if (isActive(record.state.status) || !accept(record)) continue;
       const size = sizeOf(record);
       try {
         await this.serial(record.id, () => this.removeNow(record, { force: false, removeVolumes: false }));

@@ -14,11 +14,12 @@ import { readContainerLog } from '../container/logs/container-log.js';
 import { HOSTNAME_FILE, HOSTS_FILE, RESOLV_CONF_FILE } from '../container/spec/etc-files.js';
 import { selectContainers } from '../container/container-filters.js';
 import type { ContainerPaths } from '../container/container-paths.js';
-import { isRunning, type ContainerRecord } from '../container/container-record.js';
+import type { ContainerRecord } from '../container/container-record.js';
+import { hasProcess } from '../container/container-state.js';
 import type { ContainerService } from '../container/container-service.js';
 import { conflict, notImplemented } from '../errors.js';
 import type { ImageService } from '../image/image-service.js';
-import type { RootfsStore } from '../image/rootfs/rootfs-store.js';
+import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { directorySizeBytes } from '../lib/directory-size.js';
 import type { FilterArgs } from '../lib/filters.js';
 import { negativeLabelMatch, untilMillis } from '../lib/prune-filters.js';
@@ -79,7 +80,7 @@ export function containerBackend(deps: ContainerBackendDeps): ContainerBackend {
     started: service.runStarted(r.id),
     openStdin: r.config.OpenStdin === true,
     stdinOnce: r.config.StdinOnce === true,
-    running: isRunning(r.state),
+    running: hasProcess(r.state.status),
   });
 
   return {

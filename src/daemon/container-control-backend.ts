@@ -3,7 +3,7 @@
 import type { ContainerControlBackend } from '../api/routes/container/control-backend.js';
 import type { CreateLimits } from '../container/config/create-limits.js';
 import type { ContainerPaths } from '../container/container-paths.js';
-import { isRunning } from '../container/container-record.js';
+import { hasProcess } from '../container/container-state.js';
 import type { ContainerService } from '../container/container-service.js';
 import { bundleCgroupsPath, cgroupPids, containerCgroup } from '../container/stats/container-cgroup.js';
 import { sampleCgroup, statsFrames } from '../container/stats/container-stats.js';
@@ -18,7 +18,7 @@ export function containerControlBackend(deps: { service: ContainerService; paths
   /** The cgroupsPath of a running container's current run. */
   const runningCgroup = (id: string): string | undefined => {
     const r = recordOf(id);
-    return r !== undefined && isRunning(r.state) ? bundleCgroupsPath(paths.bundle(id)) : undefined;
+    return r !== undefined && hasProcess(r.state.status) ? bundleCgroupsPath(paths.bundle(id)) : undefined;
   };
 
   return {

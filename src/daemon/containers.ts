@@ -8,7 +8,8 @@ import { daemonCreateLimits } from '../container/config/create-limits.js';
 import { ContainerPaths } from '../container/container-paths.js';
 import { ContainerRunner } from '../container/container-runner.js';
 import { ContainerService } from '../container/container-service.js';
-import { isRunning, type ContainerRecord } from '../container/container-record.js';
+import type { ContainerRecord } from '../container/container-record.js';
+import { hasProcess } from '../container/container-state.js';
 import { ContainerStore } from '../container/container-store.js';
 import { ExecProcesses } from '../container/exec/exec-processes.js';
 import { ExecService } from '../container/exec/exec-service.js';
@@ -21,7 +22,7 @@ import { copyImageContentToVolumes } from '../container/spec/volume-copy-up.js';
 import type { DaemonConfig } from '../config/daemon-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ImageService } from '../image/image-service.js';
-import { RootfsStore } from '../image/rootfs/rootfs-store.js';
+import { RootfsStore } from '../rootfs/rootfs-store.js';
 import type { OciSpec } from '../runtime/oci-spec.js';
 import { Runc } from '../runtime/runc.js';
 import { resolveCommand } from '../runtime/tool-path.js';
@@ -44,7 +45,7 @@ export async function startContainers(deps: { config: DaemonConfig; images: Imag
       return undefined;
     }
     const s = r.state.status;
-    return { id: r.id, pid: r.state.pid, running: isRunning(r.state), restarting: s === 'restarting', shmPath: shmDirOf(paths.dir(r.id)), dir: paths.dir(r.id) };
+    return { id: r.id, pid: r.state.pid, running: hasProcess(r.state.status), restarting: s === 'restarting', shmPath: shmDirOf(paths.dir(r.id)), dir: paths.dir(r.id) };
   };
   const runcPath = resolveCommand('runc');
   const runner = new ContainerRunner({
@@ -115,7 +116,7 @@ export async function startContainers(deps: { config: DaemonConfig; images: Imag
   images.setUsers({
     containersOf: (imageId) => {
       const users = service.usersOfImage(imageId);
-      const running = users.filter((r) => isRunning(r.state) || r.state.status === 'restarting');
+      const running = users.filter((r) => hasProcess(r.state.status) || r.state.status === 'restarting');
       return { running: running.map((r) => r.id), stopped: users.filter((r) => !running.includes(r)).map((r) => r.id) };
     },
     layersInUse: () => rootfs.list().flatMap((r) => (r.topLayer === null ? [] : [r.topLayer])),

@@ -9,9 +9,10 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { EngineError, invalidParameter, notFound } from '../../errors.js';
 import { openLayerTar } from '../../image/archive/layer-compression.js';
-import { displayPath, toBytePath, type BytePath } from '../../image/rootfs/byte-path.js';
-import type { Change, RootfsLease, RootfsStore } from '../../image/rootfs/rootfs-store.js';
-import { isRunning, type ContainerRecord } from '../container-record.js';
+import { displayPath, toBytePath, type BytePath } from '../../rootfs/byte-path.js';
+import type { Change, RootfsLease, RootfsStore } from '../../rootfs/rootfs-store.js';
+import type { ContainerRecord } from '../container-record.js';
+import { hasProcess } from '../container-state.js';
 import { extractArchive } from './extract-archive.js';
 import { visibleChanges } from './hidden-changes.js';
 import { pathArchive } from './path-archive.js';
@@ -154,7 +155,7 @@ export class ContainerArchive {
   private async open(record: ContainerRecord): Promise<View> {
     const lease = await this.opts.rootfs.lease(record.id);
     try {
-      const root = isRunning(record.state) ? runningRoot(record, lease) : undefined;
+      const root = hasProcess(record.state.status) ? runningRoot(record, lease) : undefined;
       const scoped = root ?? stoppedRoot(record, lease);
       return {
         root: scoped,

@@ -20,7 +20,7 @@ import { promisify } from 'node:util';
 import { extract, type Header } from 'tar-stream';
 import { EngineError } from '../../errors.js';
 import { cleanArchivePath } from '../../image/archive/safe-path.js';
-import { displayPath, fsPath, toBytePath, type BytePath } from '../../image/rootfs/byte-path.js';
+import { displayPath, fsPath, toBytePath, type BytePath } from '../../rootfs/byte-path.js';
 import { selfPath, type DirHandle, type ScopedRoot } from './scoped-root.js';
 
 export interface ExtractOptions {

@@ -2,7 +2,7 @@
 // layer under the container's own (moby v20.10 daemon/initlayer/setup_unix.go), so they never show
 // as changes; berth's runtime makes them in the container's layer, and they are hidden here, with
 // the parent directories that only they changed.
-import type { Change } from '../../image/rootfs/rootfs-store.js';
+import type { Change } from '../../rootfs/rootfs-store.js';
 
 const INIT_PATHS = new Set(['/dev', '/dev/pts', '/dev/shm', '/dev/console', '/proc', '/sys', '/.dockerenv', '/etc/resolv.conf', '/etc/hosts', '/etc/hostname', '/etc/mtab']);
 const INIT_PARENTS = new Set(['/etc', '/dev']);

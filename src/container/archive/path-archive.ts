@@ -8,8 +8,8 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, readSync, type BigIntStats } from 'node:fs';
 import { Readable } from 'node:stream';
 import { EngineError } from '../../errors.js';
-import { displayPath, fsPath, type BytePath } from '../../image/rootfs/byte-path.js';
-import { encodeTarHeader, TAR_BLOCK, tarEnd, tarPadding, type TarEntryHeader } from '../../image/rootfs/tar-header.js';
+import { displayPath, fsPath, type BytePath } from '../../rootfs/byte-path.js';
+import { encodeTarHeader, TAR_BLOCK, tarEnd, tarPadding, type TarEntryHeader } from '../../rootfs/tar-header.js';
 import { selfPath, type DirHandle, type Entry, type ScopedRoot } from './scoped-root.js';
 
 const CHUNK_BYTES = 1024 * 1024;

@@ -16,7 +16,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { EngineError } from '../../errors.js';
-import { fsPath, type BytePath } from '../../image/rootfs/byte-path.js';
+import { fsPath, type BytePath } from '../../rootfs/byte-path.js';
 
 /** Symbolic links followed in one resolution before it is refused, as Linux's MAXSYMLINKS. */
 const MAX_LINKS = 40;

@@ -9,7 +9,8 @@ import type { CreateLimits } from '../config/create-limits.js';
 import type { HostConfig } from '../config/types.js';
 import { validateRestartPolicy } from '../config/validate-host-options.js';
 import { checkDecoderResources, verifyResources } from '../config/validate-resources.js';
-import { isRunning, type ContainerRecord } from '../container-record.js';
+import type { ContainerRecord } from '../container-record.js';
+import { hasProcess } from '../container-state.js';
 import { mergeUpdate, runcUpdateResources } from './merge-update.js';
 import type { ContainerUpdate } from './update-body.js';
 
@@ -50,7 +51,7 @@ export async function applyUpdate(record: ContainerRecord, u: ContainerUpdate, d
     throw err;
   }
   // a stopped or restarting container gets the new limits at its next start (the spec reads HostConfig)
-  if (!isRunning(record.state)) return;
+  if (!hasProcess(record.state.status)) return;
   try {
     await deps.updateRuntime(record.id, runcUpdateResources(u.resources));
   } catch (err) {

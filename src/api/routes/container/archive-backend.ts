@@ -1,6 +1,6 @@
 // What the archive routes (docker cp both ways, export, diff) need from the engine.
 import type { Readable } from 'node:stream';
-import type { Change } from '../../../image/rootfs/rootfs-store.js';
+import type { Change } from '../../../rootfs/rootfs-store.js';
 
 export interface ContainerArchiveBackend {
   /** The X-Docker-Container-Path-Stat value of a path; NoSuchContainer, or notFound in dockerd's words. */

@@ -28,15 +28,15 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { extract, type Header } from 'tar-stream';
-import { EngineError } from '../../errors.js';
-import { Staging } from '../../store/staging.js';
-import { applyLayer } from '../archive/layer-applier.js';
-import { sha256Digest, type Digest } from '../digest.js';
+import { EngineError } from '../errors.js';
+import { Staging } from '../store/staging.js';
+import { applyLayer } from '../image/archive/layer-applier.js';
+import { sha256Digest, type Digest } from '../image/digest.js';
 import { displayPath, toBytePath } from './byte-path.js';
 import { mountPoints } from './overlay-mount.js';
 import { RootfsStore, type Change } from './rootfs-store.js';
 import { parseGetfattrDump } from './xattr-dump.js';
-import { tarOf } from '../../../test/helpers/image-archives.js';
+import { tarOf } from '../../test/helpers/image-archives.js';
 
 type EntrySpec = Partial<Header> & { name: string; data?: string };
 

@@ -13,7 +13,7 @@
 // applyLayer over the same lower layers then shows what the container showed.
 import { closeSync, constants, openSync, readlinkSync, readSync, type BigIntStats } from 'node:fs';
 import { Readable } from 'node:stream';
-import { EngineError } from '../../errors.js';
+import { EngineError } from '../errors.js';
 import { displayPath, fsPath, isWhiteout, joinBytePath, toBytePath, type BytePath } from './byte-path.js';
 import { encodeTarHeader, TAR_BLOCK, tarEnd, tarPadding, type TarEntryHeader } from './tar-header.js';
 import { descendants, isOpaque, readUpperTree, type UpperNode } from './upper-tree.js';

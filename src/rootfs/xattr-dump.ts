@@ -4,7 +4,7 @@
 // newline, a carriage return (and `=` in a name) as a three-digit octal escape, other bytes as they are.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { EngineError } from '../../errors.js';
+import { EngineError } from '../errors.js';
 import { argumentPath, type BytePath } from './byte-path.js';
 
 /** attribute name → value */

@@ -4,7 +4,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { EngineError } from '../../errors.js';
+import { EngineError } from '../errors.js';
 import { toBytePath, type BytePath } from './byte-path.js';
 
 const execFileAsync = promisify(execFile);
