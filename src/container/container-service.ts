@@ -158,7 +158,7 @@ export class ContainerService {
         restartCount: 0,
         state: initialState(),
       };
-      this.opts.rootfs.create(id, image.topLayer);
+      this.opts.rootfs.create(id, image.topLayer, this.opts.images.layerDirs(image));
       rootfsMade = true;
       record.mountPoints = await this.opts.resolveMounts(record);
       this.store.save(record);
@@ -340,8 +340,8 @@ export class ContainerService {
    * adopted, runs that ended meanwhile get their real exit code and time (and their restart
    * policy), and containers the daemon starts by policy are started.
    */
-  async recover(): Promise<void> {
-    const { loaded, incomplete } = this.store.load();
+  async recover(incomplete: readonly string[]): Promise<void> {
+    const loaded = this.store.all();
     for (const id of incomplete) {
       this.opts.log.info({ id }, 'removing a container whose create was interrupted');
       await this.opts.runner.clear(id, { killFirst: true }).catch(() => undefined);

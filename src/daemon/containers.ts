@@ -5,12 +5,10 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ContainerBackend } from '../api/routes/container/backend.js';
 import { daemonCreateLimits } from '../container/config/create-limits.js';
-import { ContainerPaths } from '../container/container-paths.js';
 import { ContainerRunner } from '../container/container-runner.js';
 import { ContainerService } from '../container/container-service.js';
 import type { ContainerRecord } from '../container/container-record.js';
 import { hasProcess } from '../container/container-state.js';
-import { ContainerStore } from '../container/container-store.js';
 import { ExecProcesses } from '../container/exec/exec-processes.js';
 import { ExecService } from '../container/exec/exec-service.js';
 import { watchHealth } from '../container/health/watch-health.js';
@@ -22,20 +20,18 @@ import { copyImageContentToVolumes } from '../container/spec/volume-copy-up.js';
 import type { DaemonConfig } from '../config/daemon-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ImageService } from '../image/image-service.js';
-import { RootfsStore } from '../rootfs/rootfs-store.js';
+import type { RootfsStore } from '../rootfs/rootfs-store.js';
+import type { ContainerRecords } from '../container/create-container-store.js';
 import type { OciSpec } from '../runtime/oci-spec.js';
 import { Runc } from '../runtime/runc.js';
 import { resolveCommand } from '../runtime/tool-path.js';
-import type { Staging } from '../store/staging.js';
 import { containerBackend } from './container-backend.js';
 import { execBackend } from './exec-backend.js';
 
-export async function startContainers(deps: { config: DaemonConfig; images: ImageService; staging: Staging; events: EventBus; log: Logger }) {
-  const { config, images, staging, events, log } = deps;
-  const paths = new ContainerPaths(config.dataRoot, config.execRoot);
+export async function startContainers(deps: { config: DaemonConfig; images: ImageService; rootfs: RootfsStore; records: ContainerRecords; events: EventBus; log: Logger }) {
+  const { config, images, rootfs, records, events, log } = deps;
+  const { paths, store } = records;
   const runc = new Runc({ stateDir: paths.runcRoot, logDir: paths.runcLogDir });
-  const rootfs = new RootfsStore({ root: path.join(config.dataRoot, 'rootfs'), staging, layerDirs: (chainId) => images.layerStackDirs(chainId) });
-  const store = new ContainerStore(paths);
   const volumes = new LocalVolumes(path.join(config.dataRoot, 'volumes'));
   const lookup: ContainerLookup = (ref) => {
     let r;
@@ -113,15 +109,7 @@ export async function startContainers(deps: { config: DaemonConfig; images: Imag
     processes: new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir }),
     log,
   });
-  images.setUsers({
-    containersOf: (imageId) => {
-      const users = service.usersOfImage(imageId);
-      const running = users.filter((r) => hasProcess(r.state.status) || r.state.status === 'restarting');
-      return { running: running.map((r) => r.id), stopped: users.filter((r) => !running.includes(r)).map((r) => r.id) };
-    },
-    layersInUse: () => rootfs.list().flatMap((r) => (r.topLayer === null ? [] : [r.topLayer])),
-  });
-  await service.recover();
+  await service.recover(records.incomplete);
   const backend: ContainerBackend = containerBackend({
     service,
     images,

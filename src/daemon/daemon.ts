@@ -11,6 +11,8 @@ import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig }
 import { EventBus } from '../events/event-bus.js';
 import { ImageService } from '../image/image-service.js';
 import { startContainers } from './containers.js';
+import { createContainerStore } from '../container/create-container-store.js';
+import { createRootfs } from '../rootfs/create-rootfs.js';
 import { Staging } from '../store/staging.js';
 import { loadEngineId } from '../system/engine-id.js';
 import { SystemService } from '../system/system-service.js';
@@ -42,12 +44,14 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
 
     const engineId = loadEngineId(config.dataRoot);
     const events = new EventBus();
+    const rootfs = createRootfs({ dataRoot: config.dataRoot, log });
+    const records = createContainerStore({ dataRoot: config.dataRoot, execRoot: config.execRoot, rootfs });
     // what interrupted operations left is swept before anything else looks at the store
-    const staging = new Staging(path.join(config.dataRoot, 'staging'));
+    const staging = new Staging(path.join(config.dataRoot, 'staging', 'image'));
     const swept = staging.sweep();
     if (swept > 0) log.info({ swept }, 'removed what interrupted operations left');
-    const images = new ImageService({ root: path.join(config.dataRoot, 'image'), staging, events });
-    const containers = await startContainers({ config, images, staging, events, log });
+    const images = new ImageService({ root: path.join(config.dataRoot, 'image'), staging, events, usage: records.usage });
+    const containers = await startContainers({ config, images, rootfs, records, events, log });
     undo.push(() => containers.service.shutdown());
     images.recover();
     const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];

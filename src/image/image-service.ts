@@ -4,6 +4,7 @@ import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { conflict, invalidParameter } from '../errors.js';
+import type { ContainerUsage } from '../container/container-usage.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Staging } from '../store/staging.js';
 import { applyLayer } from './archive/layer-applier.js';
@@ -68,14 +69,6 @@ export interface DeleteItem {
   deleted?: string;
 }
 
-/** Who uses images beside other images: containers, through their root filesystems. */
-export interface ImageUsers {
-  /** the containers made from the image, by whether they run */
-  containersOf(imageId: Digest): { running: string[]; stopped: string[] };
-  /** the top layers of every container's root filesystem: garbage collection keeps their stacks */
-  layersInUse(): Digest[];
-}
-
 export class ImageService {
   private readonly blobs: BlobStore;
   private readonly layers: LayerStore;
@@ -85,11 +78,12 @@ export class ImageService {
   private readonly configs = new Map<Digest, ImageConfig>();
   /** Per operation in progress, the blobs and layers it made that no image names yet: garbage collection spares them. */
   private readonly leases = new Set<Set<Digest>>();
-  private users: ImageUsers = { containersOf: () => ({ running: [], stopped: [] }), layersInUse: () => [] };
+  private readonly containers: ContainerUsage;
 
-  constructor(opts: { root: string; staging: Staging; events: EventBus }) {
+  constructor(opts: { root: string; staging: Staging; events: EventBus; usage: ContainerUsage }) {
     this.staging = opts.staging;
     this.events = opts.events;
+    this.containers = opts.usage;
     this.blobs = new BlobStore(path.join(opts.root, 'blobs', 'sha256'), opts.staging);
     this.layers = new LayerStore(path.join(opts.root, 'layers'), opts.staging);
     this.records = new ImageRecords(opts.root, opts.staging);
@@ -98,11 +92,6 @@ export class ImageService {
   /** A layer's directory and its parents', topmost first: a container's lower stack. */
   layerStackDirs(chainId: Digest): string[] {
     return this.layers.stackDirs(chainId);
-  }
-
-  /** Tells the service who else uses images (set once containers are loaded, before recover()). */
-  setUsers(users: ImageUsers): void {
-    this.users = users;
   }
 
   /** Removes what an interrupted operation left: layers and blobs no image uses. */
@@ -199,11 +188,11 @@ export class ImageService {
     const items: DeleteItem[] = [];
     const refs = this.records.refsOf(id);
     const byId = isIdReference(refOrId, id);
-    const usedBy = this.users.containersOf(id);
+    const usedBy = this.containers.imageUsers(id);
     if (!byId) {
       const ref = withDefaultTag(parseNormalizedReference(refOrId));
-      const user = usedBy.running[0] ?? usedBy.stopped[0];
-      if (refs.length === 1 && user !== undefined && (!opts.force || usedBy.running.length > 0)) {
+      const user = usedBy.active[0] ?? usedBy.inactive[0];
+      if (refs.length === 1 && user !== undefined && (!opts.force || usedBy.active.length > 0)) {
         throw conflict(
           `conflict: unable to remove repository reference "${refOrId}" (must force) - container ${user.slice(0, 12)} is using its referenced image ${shortId(id)}`,
         );
@@ -212,10 +201,10 @@ export class ImageService {
       items.push({ untagged: familiarString(ref) });
       this.events.publish('image', 'untag', { id, attributes: { name: id } });
       if (this.records.refsOf(id).length > 0) return items;
-    } else if (usedBy.running.length > 0) {
-      throw conflict(`conflict: unable to delete ${shortId(id)} (cannot be forced) - image is being used by running container ${usedBy.running[0].slice(0, 12)}`);
-    } else if (usedBy.stopped.length > 0 && !opts.force) {
-      throw conflict(`conflict: unable to delete ${shortId(id)} (must be forced) - image is being used by stopped container ${usedBy.stopped[0].slice(0, 12)}`);
+    } else if (usedBy.active.length > 0) {
+      throw conflict(`conflict: unable to delete ${shortId(id)} (cannot be forced) - image is being used by running container ${usedBy.active[0].slice(0, 12)}`);
+    } else if (usedBy.inactive.length > 0 && !opts.force) {
+      throw conflict(`conflict: unable to delete ${shortId(id)} (must be forced) - image is being used by stopped container ${usedBy.inactive[0].slice(0, 12)}`);
     } else if (refs.length > 1 && !opts.force && new Set(refs.map(repositoryOf)).size > 1) {
       throw conflict(`conflict: unable to delete ${shortId(id)} (must be forced) - image is referenced in multiple repositories`);
     } else {
@@ -274,8 +263,8 @@ export class ImageService {
     const sizeBefore = this.layers.list().reduce((sum, l) => sum + l.sizeBytes, 0);
     for (const image of this.list()) {
       if (opts.danglingOnly && image.refs.length > 0) continue;
-      const usedBy = this.users.containersOf(image.id);
-      if (usedBy.running.length + usedBy.stopped.length > 0) continue;
+      const usedBy = this.containers.imageUsers(image.id);
+      if (usedBy.active.length + usedBy.inactive.length > 0) continue;
       if (opts.untilMs !== undefined && Date.parse(image.config.created ?? '') >= opts.untilMs) continue;
       if (opts.labels && !opts.labels((image.config.config?.Labels as Record<string, string> | null | undefined) ?? {})) continue;
       items.push(...this.untagAll(image.id, image.refs), ...this.deleteImage(image.id, true));
@@ -424,7 +413,7 @@ export class ImageService {
   /** Deletes layers and blobs no image needs; returns the chain IDs of the layers removed. */
   private collectGarbage(): Digest[] {
     const keep = new Set<Digest>([...this.leases].flatMap((lease) => [...lease]));
-    for (const top of this.users.layersInUse()) for (let c: Digest | null = top; c !== null; c = this.layers.get(c)?.parent ?? null) keep.add(c);
+    for (const top of this.containers.layersInUse()) for (let c: Digest | null = top; c !== null; c = this.layers.get(c)?.parent ?? null) keep.add(c);
     for (const r of this.records.all()) {
       keep.add(r.id);
       const config = this.config(r.id);

@@ -57,8 +57,10 @@ after(() => {
 });
 
 const chains = new Map<Digest, string[]>();
+/** A layer's directory and its parents', as the image store gives them. */
+const layersOf = (top: Digest | null): string[] => (top === null ? [] : (chains.get(top) ?? []));
 const staging = new Staging(path.join(scratch, 'staging'));
-const store = new RootfsStore({ root: path.join(scratch, 'rootfs'), staging, layerDirs: (chainId) => chains.get(chainId) ?? [] });
+const store = new RootfsStore({ root: path.join(scratch, 'rootfs'), staging });
 
 /** The tests' tars: fixed times and root ownership unless an entry says otherwise. */
 function makeTar(entries: EntrySpec[]): Promise<Buffer> {
@@ -282,7 +284,7 @@ async function assertEngineError(promise: Promise<unknown> | (() => unknown), ki
 describe('RootfsStore', () => {
   it('mounts the layers under a writable upper layer, lists the changes as docker diff, and exports them as a layer that gives the same view', async () => {
     const image = await baseImage('main');
-    const record = store.create('c1', image);
+    const record = store.create('c1', image, layersOf(image));
     assert.deepEqual(record, { id: 'c1', topLayer: image, lowerDirs: chains.get(image) });
     assert.equal(store.isMounted('c1'), false);
     const check = 'c1-check';
@@ -337,7 +339,7 @@ describe('RootfsStore', () => {
 
       // the tar applied over the same layers shows what the container showed
       const committed = await makeLayer(path.join(scratch, 'layers', 'main', 'committed'), Readable.from([tar]), image);
-      store.create(check, committed);
+      store.create(check, committed, layersOf(committed));
       const checkMerged = await store.mount(check);
       const want = snapshot(merged);
       const got = snapshot(checkMerged);
@@ -354,7 +356,7 @@ describe('RootfsStore', () => {
 
   it('keeps the changes through an unmount and a new mount; unmounting is idempotent', async () => {
     const image = await baseImage('remount');
-    store.create('c2', image);
+    store.create('c2', image, layersOf(image));
     try {
       const merged = await store.mount('c2');
       writeFileSync(path.join(merged, 'etc/kept'), 'kept');
@@ -369,7 +371,7 @@ describe('RootfsStore', () => {
       assert.equal(await store.mount('c2'), merged);
       assert.equal(readFileSync(path.join(merged, 'etc/kept'), 'utf8'), 'kept');
       // a new store on the same root (berthd restarted) finds the record, and the mount
-      const restarted = new RootfsStore({ root: path.join(scratch, 'rootfs'), staging, layerDirs: () => [] });
+      const restarted = new RootfsStore({ root: path.join(scratch, 'rootfs'), staging });
       assert.deepEqual(restarted.get('c2'), store.get('c2'));
       assert.equal(restarted.isMounted('c2'), true);
       assert.equal(await restarted.mount('c2'), merged);
@@ -388,7 +390,7 @@ describe('RootfsStore', () => {
 
   it('detaches a busy mount (umount -l) only when a plain unmount fails, and says so', async () => {
     const image = await baseImage('busy');
-    store.create('c3', image);
+    store.create('c3', image, layersOf(image));
     let fd: number | undefined;
     try {
       const merged = await store.mount('c3');
@@ -403,7 +405,7 @@ describe('RootfsStore', () => {
 
   it('leases: a lease mounts a stopped root filesystem and its release unmounts it; a run\'s unmount waits for the leases, a run\'s mount keeps it', async () => {
     const image = await baseImage('lease');
-    store.create('cl', image);
+    store.create('cl', image, layersOf(image));
     try {
       const first = await store.lease('cl');
       const second = await store.lease('cl');
@@ -431,7 +433,7 @@ describe('RootfsStore', () => {
 
   it('removes everything: the mount, the directories, the record and the links no one uses', async () => {
     const image = await baseImage('remove');
-    store.create('c4', image);
+    store.create('c4', image, layersOf(image));
     const dir = path.join(scratch, 'rootfs', 'c4');
     try {
       const merged = await store.mount('c4');
@@ -453,19 +455,19 @@ describe('RootfsStore', () => {
 
   it('refuses an existing ID and an invalid one', async () => {
     const image = await baseImage('conflict');
-    store.create('c5', image);
+    store.create('c5', image, layersOf(image));
     try {
-      await assertEngineError(() => store.create('c5', image), 'conflict', 'c5');
-      await assertEngineError(() => store.create('../x', image), 'invalidParameter', 'invalid root filesystem ID');
-      await assertEngineError(() => store.create('l', image), 'invalidParameter', 'invalid root filesystem ID');
-      await assertEngineError(() => store.create('c6', sha256Digest('unknown')), 'notFound', 'no such layer');
+      await assertEngineError(() => store.create('c5', image, layersOf(image)), 'conflict', 'c5');
+      await assertEngineError(() => store.create('../x', image, layersOf(image)), 'invalidParameter', 'invalid root filesystem ID');
+      await assertEngineError(() => store.create('l', image, layersOf(image)), 'invalidParameter', 'invalid root filesystem ID');
+      await assertEngineError(() => store.create('c6', sha256Digest('unknown'), layersOf(sha256Digest('unknown'))), 'notFound', 'no such layer');
     } finally {
       await store.remove('c5');
     }
   });
 
   it('gives an image without layers an empty read-only lower layer', async () => {
-    const record = store.create('c7', null);
+    const record = store.create('c7', null, layersOf(null));
     try {
       assert.equal(record.topLayer, null);
       const merged = await store.mount('c7');
@@ -485,7 +487,7 @@ describe('RootfsStore', () => {
 
   it('lists and archives names that are not UTF-8 byte for byte', async () => {
     const image = await baseImage('bytes');
-    store.create('c8', image);
+    store.create('c8', image, layersOf(image));
     try {
       const merged = await store.mount('c8');
       const name = Buffer.concat([Buffer.from(`${merged}/etc/caf`), Buffer.from([0xe9])]);
@@ -502,7 +504,7 @@ describe('RootfsStore', () => {
   });
 
   it('mounts a deep stack of layers with long paths through short links, and refuses one that cannot fit a page', async () => {
-    const deepStore = new RootfsStore({ root: path.join(scratch, 'deep', 'rootfs'), staging, layerDirs: (chainId) => chains.get(chainId) ?? [] });
+    const deepStore = new RootfsStore({ root: path.join(scratch, 'deep', 'rootfs'), staging });
     const longName = 'a-rather-long-directory-name-for-layers-'.repeat(5);
     let parent: Digest | null = null;
     for (let i = 0; i < 60; i++) {
@@ -513,7 +515,7 @@ describe('RootfsStore', () => {
     const top = parent as Digest;
     const lowerDirs = chains.get(top) ?? [];
     assert.ok(lowerDirs.join(':').length > 4096, 'the layers alone are longer than a page');
-    deepStore.create('deep', top);
+    deepStore.create('deep', top, layersOf(top));
     try {
       const merged = await deepStore.mount('deep');
       const names = readdirSync(merged).sort();
@@ -538,7 +540,7 @@ describe('RootfsStore', () => {
       many.push(dir);
     }
     chains.set(sha256Digest('many'), many);
-    await assertEngineError(() => deepStore.create('too-deep', sha256Digest('many')), 'invalidParameter', "over the kernel's limit");
+    await assertEngineError(() => deepStore.create('too-deep', sha256Digest('many'), layersOf(sha256Digest('many'))), 'invalidParameter', "over the kernel's limit");
     assert.equal(deepStore.get('too-deep'), undefined);
   });
 });

@@ -39,8 +39,6 @@ export interface RootfsStoreOptions {
   /** e.g. <data-root>/rootfs; on the same file system as `staging` */
   root: string;
   staging: Staging;
-  /** a layer's directory and its parents', topmost first (LayerStore.stackDirs) */
-  layerDirs: (chainId: Digest) => string[];
 }
 
 /**
@@ -66,7 +64,6 @@ const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 export class RootfsStore {
   private readonly root: string;
   private readonly staging: Staging;
-  private readonly layerDirs: (chainId: Digest) => string[];
   private readonly records = new Map<string, RootfsRecord>();
   /** each root filesystem's mount, unmount and remove, one at a time */
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -81,7 +78,6 @@ export class RootfsStore {
     // mountinfo shows the real path
     this.root = realpathSync(opts.root);
     this.staging = opts.staging;
-    this.layerDirs = opts.layerDirs;
     mkdirSync(path.join(this.root, LINKS_DIR), { recursive: true, mode: 0o700 });
     mkdirSync(this.emptyDir(), { recursive: true, mode: 0o555 });
     for (const name of readdirSync(this.root)) {
@@ -94,11 +90,14 @@ export class RootfsStore {
     this.collectLinks();
   }
 
-  /** Makes the (unmounted) root filesystem `id` over the layer `topLayer` and its parents. */
-  create(id: string, topLayer: Digest | null): RootfsRecord {
+  /**
+   * Makes the (unmounted) root filesystem `id` over the layer `topLayer`, whose directory and its
+   * parents' are `layerDirs`, topmost first (the image store's stack); none for an image without layers.
+   */
+  create(id: string, topLayer: Digest | null, layerDirs: readonly string[]): RootfsRecord {
     if (!ID_PATTERN.test(id) || id === LINKS_DIR || id === EMPTY_DIR) throw invalidParameter(`invalid root filesystem ID ${JSON.stringify(id)}`);
     if (this.records.has(id) || existsSync(this.dir(id))) throw conflict(`a root filesystem ${id} already exists`);
-    const lowerDirs = topLayer === null ? [this.emptyDir()] : this.layerDirs(topLayer).map((dir) => path.resolve(dir));
+    const lowerDirs = topLayer === null ? [this.emptyDir()] : layerDirs.map((dir) => path.resolve(dir));
     if (lowerDirs.length === 0) throw notFound(`no such layer: ${topLayer}`);
     for (const dir of lowerDirs) if (!existsSync(dir)) throw new EngineError('system', `layer directory ${dir} of ${topLayer} is missing`);
     const record: RootfsRecord = { id, topLayer, lowerDirs };

@@ -26,7 +26,7 @@ function storeSnapshot(): string[] {
     !existsSync(dir) || !statSync(dir).isDirectory()
       ? []
       : readdirSync(dir).flatMap((n) => [path.join(dir, n), ...(depth > 0 ? walk(path.join(dir, n), depth - 1) : [])]);
-  return [...walk(path.join(d.dataRoot, 'image'), 2), ...walk(path.join(d.dataRoot, 'staging'), 0)].sort();
+  return [...walk(path.join(d.dataRoot, 'image'), 2), ...walk(path.join(d.dataRoot, 'staging', 'image'), 0)].sort();
 }
 
 async function expectRefused(archive: Buffer, message: RegExp): Promise<void> {

@@ -27,7 +27,7 @@ function storeState(d: Berthd): { layers: string[]; blobs: string[]; images: str
     layers: entries(path.join(image, 'layers')),
     blobs: entries(path.join(image, 'blobs', 'sha256')),
     images: entries(path.join(image, 'images')),
-    staging: entries(path.join(d.dataRoot, 'staging')),
+    staging: entries(path.join(d.dataRoot, 'staging', 'image')),
   };
 }
 
