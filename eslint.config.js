@@ -26,6 +26,19 @@ export default tseslint.config(
     },
   },
   {
+    // The composition root only composes: it calls the areas' factories (create-*.ts) and hands
+    // their services to the API server; configuration, logging and events are the process's own.
+    files: ['src/daemon/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{
+          regex: '^\\.\\./(?!config/|logging/|events/|api/server\\.js$|[a-z-]+/create-[a-z-]+\\.js$)',
+          message: 'src/daemon wires areas through their factories (create-*.ts) only: put the rule in its area.',
+        }],
+      }],
+    },
+  },
+  {
     // A route folder sees its own backend interface, the shared API plumbing and wire types, never a service.
     // Domain types may be named; domain code may not be called except through the backend.
     files: ['src/api/routes/**/*.ts'],

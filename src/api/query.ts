@@ -12,3 +12,8 @@ export function atoi(text: string): number {
   if (!/^[+-]?\d+$/.test(text)) throw invalidParameter(`strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
   return Number(text);
 }
+
+/** The h and w of a resize (container or exec), as dockerd reads them. */
+export function terminalSize(query: URLSearchParams): { height: number; width: number } {
+  return { height: atoi(query.get('h') ?? ''), width: atoi(query.get('w') ?? '') };
+}

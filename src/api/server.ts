@@ -1,6 +1,7 @@
 // The HTTP front door. One dispatch() serves both 'request' and 'upgrade', so routing, version
 // checks and errors are the same on both paths; handlers that stream get a signal that fires when
-// the client leaves or the daemon shuts down.
+// the client leaves or the daemon shuts down. createApiServer mounts every area's routes on the
+// backends the areas give, and listen() opens the -H addresses.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -9,7 +10,9 @@ import { CURRENT_API_VERSION, negotiateApiVersion, splitVersionPrefix } from './
 import { RequestContext } from './context.js';
 import { toErrorReply, writeErrorResponse } from './error-response.js';
 import { HijackRegistry, wasHijacked } from './hijack.js';
-import type { Router } from './router.js';
+import { openListener, type ListenOptions, type Listener } from './listeners.js';
+import { Router } from './router.js';
+import { allRoutes, type Backends } from './routes/all-routes.js';
 
 const COMMON_HEADERS: ReadonlyArray<[string, string]> = [
   ['Api-Version', CURRENT_API_VERSION],
@@ -18,6 +21,13 @@ const COMMON_HEADERS: ReadonlyArray<[string, string]> = [
   ['Server', `berth/${BERTH_VERSION} (linux)`],
 ];
 
+export type { Backends } from './routes/all-routes.js';
+
+/** The API on every area's backend. */
+export function createApiServer(backends: Backends, log: Logger): ApiServer {
+  return new ApiServer(new Router(allRoutes(backends)), log);
+}
+
 export class ApiServer {
   private readonly router: Router;
   private readonly log: Logger;
@@ -25,6 +35,7 @@ export class ApiServer {
   private readonly servers = new Set<http.Server>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly hijacks = new HijackRegistry();
+  private readonly listeners: Listener[] = [];
 
   constructor(router: Router, log: Logger) {
     this.router = router;
@@ -50,6 +61,14 @@ export class ApiServer {
     });
   }
 
+  /** Opens a -H address (unix:// or tcp://) and serves on it until close(). */
+  async listen(address: string, opts: Omit<ListenOptions, 'log'>): Promise<void> {
+    const listener = await openListener(address, { ...opts, log: this.log });
+    this.listeners.push(listener);
+    this.attach(listener.server);
+    this.log.info({ address }, 'API listen on %s', address);
+  }
+
   /** Stops accepting, cuts streams at once, lets other requests finish for up to `graceMs`, then cuts them. */
   async close(graceMs: number): Promise<void> {
     const closed = [...this.servers].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
@@ -63,6 +82,7 @@ export class ApiServer {
     for (const s of this.servers) s.closeAllConnections();
     clearTimeout(timer);
     await Promise.all(closed);
+    for (const l of this.listeners) l.close();
   }
 
   private track(p: Promise<void>): void {

@@ -1,8 +1,11 @@
-// GET /containers/json's selection as dockerd makes it (daemon/list.go): the filters, `all`
-// (running ones only without it, unless a status filter or a limit asks for more), newest first.
+// The containers' filters as dockerd reads them: GET /containers/json's selection (daemon/list.go:
+// the filters, `all` — active ones only without it, unless a status filter or a limit asks for
+// more — newest first), and POST /containers/prune's.
 import { invalidParameter } from '../errors.js';
 import type { FilterArgs } from '../lib/filters.js';
+import { negativeLabelMatch, untilMillis } from '../lib/prune-filters.js';
 import type { ContainerRecord, ContainerStatus } from './container-record.js';
+import { isActive } from './container-state.js';
 
 export const LIST_FILTERS = new Set(['ancestor', 'before', 'expose', 'exited', 'health', 'id', 'label', 'name', 'publish', 'since', 'volume', 'network', 'is-task', 'status']);
 
@@ -42,8 +45,7 @@ export function selectContainers(records: ContainerRecord[], q: ListQuery): Cont
   const out: ContainerRecord[] = [];
   for (const r of sorted) {
     const s = r.state.status;
-    const running = s === 'running' || s === 'paused' || s === 'restarting';
-    if (!running && !all && q.limit <= 0) continue;
+    if (!isActive(s) && !all && q.limit <= 0) continue;
     if (!f.fuzzyMatch('id', r.id)) continue;
     if (f.has('name') && !f.values('name').some((n) => new RegExp(n).test(r.name) || new RegExp(n).test(r.name.slice(1)))) continue;
     if (!f.matchKeyValues('label', r.config.Labels ?? {})) continue;
@@ -62,6 +64,17 @@ export function selectContainers(records: ContainerRecord[], q: ListQuery): Cont
     if (q.limit > 0 && out.length >= q.limit) break;
   }
   return out;
+}
+
+/** The containers a prune may remove, by its filters (until, label, label!); 400 for any other. */
+export function pruneFilter(filters: FilterArgs): (r: ContainerRecord) => boolean {
+  filters.validate(new Set(['until', 'label', 'label!']));
+  const until = filters.values('until').map(untilMillis);
+  const notLabels = filters.values('label!');
+  return (r) => {
+    const labels = r.config.Labels ?? {};
+    return filters.matchKeyValues('label', labels) && !negativeLabelMatch(notLabels, labels) && until.every((ms) => Date.parse(r.created) < ms);
+  };
 }
 
 function networkOf(r: ContainerRecord): string {

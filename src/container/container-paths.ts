@@ -6,13 +6,14 @@
 //   <data-root>/containers/<id>/container.log    conmon's k8s-file log (LogPath)
 //   <data-root>/containers/<id>/{hostname,hosts,resolv.conf}
 //   <data-root>/containers/<id>/conmon/           conmon's --persist-dir: exit, oom
-//   <data-root>/containers/<id>/shm/              the tmpfs of a shareable IPC namespace
+//   <data-root>/containers/<id>/mounts/shm/       the tmpfs of a shareable IPC namespace (dockerd's ShmPath)
 //   <exec-root>/containers/<id>/                   the OCI bundle: config.json, ctl, winsz, pid files
 //   <exec-root>/exits/<id>                         conmon's exit files, one directory for all
 //   <exec-root>/runc/                              runc's --root
 //   <exec-root>/s/<id>/attach                      attach sockets (short paths for sun_path)
 //   <exec-root>/execs/<exec id>/                   a terminal exec's conmon files, log and exit
 import path from 'node:path';
+import { attachSocketPath } from '../runtime/conmon.js';
 
 export class ContainerPaths {
   readonly containersRoot: string;
@@ -47,6 +48,16 @@ export class ContainerPaths {
 
   persistDir(id: string): string {
     return path.join(this.dir(id), 'conmon');
+  }
+
+  /** A shareable container's /dev/shm on the host, mounted by the spec's builder. */
+  shmDir(id: string): string {
+    return path.join(this.dir(id), 'mounts', 'shm');
+  }
+
+  /** Where conmon listens for the container's stdin (its --socket-dir-path layout). */
+  attachSocket(id: string): string {
+    return attachSocketPath(this.socketDir, id);
   }
 
   bundle(id: string): string {

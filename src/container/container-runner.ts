@@ -3,6 +3,8 @@
 // and clearing what a run leaves (runc's state, the mount). It keeps no state of its own beyond
 // the exit watches: the facts live in files conmon and runc write.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { isConmonAlive, resizeTerminal, startUnderConmon, ContainerStartError } from '../runtime/conmon.js';
@@ -12,14 +14,14 @@ import type { OciSpec } from '../runtime/oci-spec.js';
 import type { Runc } from '../runtime/runc.js';
 import { translateRuntimeError } from '../runtime/runtime-errors.js';
 import type { ContainerPaths } from './container-paths.js';
-import { shmDirOf } from './spec/build-spec.js';
+import { buildContainerSpec } from './spec/build-spec.js';
+import type { ContainerLookup } from './spec/namespaces.js';
 import { isMountPoint, unmountShm } from './spec/shm.js';
 import type { ContainerRecord } from './container-record.js';
 
 export interface RunHandle {
   conmonPid: number;
   pid: number;
-  attachSocketPath: string;
 }
 
 export interface ContainerRunnerOptions {
@@ -29,8 +31,8 @@ export interface ContainerRunnerOptions {
   /** runc's absolute path: conmon executes it without a PATH search */
   runcPath: string;
   log: Logger;
-  /** the spec for a container whose root filesystem is mounted at rootfsPath */
-  buildSpec: (record: ContainerRecord, rootfsPath: string) => Promise<OciSpec>;
+  /** other containers, for container:<id> network, IPC and PID modes */
+  lookup: ContainerLookup;
 }
 
 export type { LostRun };
@@ -41,10 +43,6 @@ export class ContainerRunner {
   constructor(opts: ContainerRunnerOptions) {
     this.opts = opts;
     for (const dir of [opts.paths.bundlesRoot, opts.paths.exitDir, opts.paths.socketDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  }
-
-  attachSocketPath(id: string): string {
-    return `${this.opts.paths.socketDir}/${id}/attach`;
   }
 
   /**
@@ -58,10 +56,19 @@ export class ContainerRunner {
     let created = false;
     try {
       const rootfsPath = await rootfs.mount(id);
-      const spec = await this.opts.buildSpec(record, rootfsPath);
+      const spec = await buildContainerSpec({
+        id,
+        config: record.config,
+        hostConfig: record.hostConfig,
+        rootfsPath,
+        containerDir: paths.dir(id),
+        shmDir: paths.shmDir(id),
+        mountPoints: record.mountPoints,
+        lookup: this.opts.lookup,
+      });
       rmSync(bundle, { recursive: true, force: true });
       mkdirSync(bundle, { recursive: true, mode: 0o700 });
-      writeFileSync(`${bundle}/config.json`, JSON.stringify(spec), { mode: 0o600 });
+      writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(spec), { mode: 0o600 });
       await removeExitFiles({ exitDir: paths.exitDir, containerId: id, persistDir: paths.persistDir(id) });
       const terminal = record.config.Tty === true;
       const started = await startUnderConmon({
@@ -83,12 +90,17 @@ export class ContainerRunner {
       });
       created = true;
       await runc.start(id);
-      return { conmonPid: started.conmonPid, pid: started.containerPid, attachSocketPath: started.attachSocketPath };
+      return { conmonPid: started.conmonPid, pid: started.containerPid };
     } catch (err) {
       await this.clear(id, { killFirst: created }).catch((e: unknown) => this.opts.log.warn({ err: e, id }, 'clearing a failed start'));
       if (err instanceof ContainerStartError) throw translateRuntimeError('create', id, err.runtimeMessage);
       throw err;
     }
+  }
+
+  /** The OCI spec of the container's current run (exec instances start from it). */
+  async spec(id: string): Promise<OciSpec> {
+    return JSON.parse(await readFile(path.join(this.opts.paths.bundle(id), 'config.json'), 'utf8')) as OciSpec;
   }
 
   /**
@@ -137,7 +149,7 @@ export class ContainerRunner {
       if ((err as { kind?: string }).kind !== 'notFound') this.opts.log.debug({ err, id }, 'runc delete');
     }
     rmSync(this.opts.paths.bundle(id), { recursive: true, force: true });
-    const shm = shmDirOf(this.opts.paths.dir(id));
+    const shm = this.opts.paths.shmDir(id);
     if (isMountPoint(shm)) await unmountShm(shm);
     await this.opts.rootfs.unmount(id);
   }

@@ -4,21 +4,28 @@
 // file) and recorded without the queue, so that an operation waiting for it (stop, kill, remove)
 // never waits on itself.
 import { randomBytes } from 'node:crypto';
-import { EventEmitter, once } from 'node:events';
 import type { Logger } from 'pino';
 import { conflict, EngineError, invalidParameter, notModified } from '../errors.js';
-import type { EventBus } from '../events/event-bus.js';
-import type { ImageService, Image } from '../image/image-service.js';
+import type { Digest } from '../image/digest.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
 import type { ExitRecord } from '../runtime/exit-files.js';
 import { ContainerCommandError } from '../runtime/runtime-errors.js';
+import type { ContainerConfig, HostConfig, NetworkingConfig } from './config/types.js';
+import type { ParsedMount } from './config/validate-mounts.js';
+import type { ContainerEvents } from './container-events.js';
 import type { ContainerRunner, LostRun } from './container-runner.js';
 import { NoSuchContainerError, type ContainerStore } from './container-store.js';
-import { canMove, initialState, ZERO_TIME, type ContainerRecord, type ContainerStatus, type HealthState } from './container-record.js';
-import { hasProcess, isActive } from './container-state.js';
+import { canMove, initialState, ZERO_TIME, type ContainerRecord, type ContainerStatus } from './container-record.js';
+import { hasProcess, isActive, notRunningError } from './container-state.js';
+import type { HealthProbe } from './health/health-monitor.js';
+import { watchHealth, type HealthWatch } from './health/watch-health.js';
+import { populateRootfs } from './populate-rootfs.js';
 import { restartDelayMs, startsWithDaemon } from './restart-policy.js';
+import type { RunSignals } from './run-signals.js';
 import { parseSignal as signalNumber } from './config/stop-signal.js';
+import type { VolumeProvider } from './spec/local-volumes.js';
+import { resolveMountPoints } from './spec/resolve-mounts.js';
 import { applyUpdate } from './update/container-update.js';
 import type { ContainerUpdate } from './update/update-body.js';
 
@@ -32,29 +39,35 @@ export interface WaitResult {
   error?: string;
 }
 
-export interface CreateRequest {
+/**
+ * A new container, as the API's create, the builder's steps and swarm's tasks all make one: its
+ * configuration normalized (normalize-create.ts), and the image it is made from.
+ */
+export interface ContainerCreateSpec {
+  /** with its leading slash (validateContainerName); a generated one when absent */
   name?: string;
-  /** validates and normalizes the body against the image (normalize-create) */
-  normalize: (image: Image) => { config: ContainerRecord['config']; hostConfig: ContainerRecord['hostConfig']; networkingConfig: ContainerRecord['networkingConfig']; warnings: string[] };
-  imageRef: string;
+  image: { id: Digest; topLayer: Digest | null; layerDirs: readonly string[] };
+  config: ContainerConfig;
+  hostConfig: HostConfig;
+  networkingConfig: NetworkingConfig;
+  /** Binds then Mounts, parsed and checked against each other (collectMounts) */
+  mounts: readonly ParsedMount[];
 }
 
-/** What a health monitor offers the service. */
-export interface HealthWatch {
-  stop(): void;
+/** Where health checks run: a probe per container (the exec service's). */
+export interface HealthProbes {
+  healthProbe(containerId: string): HealthProbe;
 }
 
 export interface ContainerServiceOptions {
   store: ContainerStore;
   runner: ContainerRunner;
-  images: ImageService;
   rootfs: RootfsStore;
-  events: EventBus;
+  volumes: VolumeProvider;
+  events: ContainerEvents;
+  runs: RunSignals;
+  health: HealthProbes;
   log: Logger;
-  /** the mount points a new container gets (binds, volumes, tmpfs, VolumesFrom) */
-  resolveMounts: (record: ContainerRecord) => Promise<ContainerRecord['mountPoints']>;
-  /** starts health checks for a run, when the container has them */
-  watchHealth: (record: ContainerRecord, onChange: (state: HealthState, statusChanged: boolean) => void) => HealthWatch | undefined;
 }
 
 /** One run of a container, while it lasts. */
@@ -81,8 +94,6 @@ export class ContainerService {
   private readonly restartTimers = new Map<string, { timer: NodeJS.Timeout; delayMs: number }>();
   private readonly lastRestartDelayMs = new Map<string, number>();
   private shuttingDown = false;
-  /** `started:<id>` when a run begins; `ended:<id>` and `ended` (with the ID) when it ends, fails to start, or the container goes */
-  private readonly runSignals = new EventEmitter().setMaxListeners(0);
 
   constructor(opts: ContainerServiceOptions) {
     this.opts = opts;
@@ -99,74 +110,61 @@ export class ContainerService {
     return this.store.all();
   }
 
-  counts(): { total: number; running: number; paused: number; stopped: number } {
-    const c = { total: 0, running: 0, paused: 0, stopped: 0 };
-    for (const r of this.store.all()) {
-      c.total++;
-      if (r.state.status === 'paused') c.paused++;
-      else if (r.state.status === 'running' || r.state.status === 'restarting') c.running++;
-      else c.stopped++;
-    }
-    return c;
-  }
-
-  /** Whether some container was made from the image (image deletion asks). */
-  usersOfImage(imageId: string): ContainerRecord[] {
-    return this.store.all().filter((r) => r.image === imageId);
-  }
-
-  /** The end of the current run, for logs and attach; settled at once when nothing runs. */
-  runEnded(id: string): Promise<void> {
-    return this.runs.get(id)?.finished ?? Promise.resolve();
-  }
-
   /** The end of the current run, or of the next one when none runs (attach before start). */
   currentOrNextRunEnded(id: string): Promise<void> {
-    const run = this.runs.get(id);
-    return run ? run.finished : once(this.runSignals, `ended:${id}`).then(() => undefined);
+    return this.runs.get(id)?.finished ?? this.opts.runs.nextEnd(id);
   }
 
   /** Settles once the container runs (at once when it does); also when its start fails, or it goes. */
   runStarted(id: string): Promise<void> {
-    if (this.runs.has(id)) return Promise.resolve();
-    return Promise.race([once(this.runSignals, `started:${id}`), once(this.runSignals, `ended:${id}`)]).then(() => undefined);
+    return this.runs.has(id) ? Promise.resolve() : this.opts.runs.nextStart(id);
   }
 
-  async create(req: CreateRequest): Promise<{ id: string; warnings: string[] }> {
-    const image = this.opts.images.get(req.imageRef);
-    const { config, hostConfig, networkingConfig, warnings } = req.normalize(image);
+  /**
+   * Makes the container: its record, its root filesystem over the image's layers, its volumes, and
+   * what dockerd makes in the root filesystem at create; then publishes create. Its ID.
+   */
+  async create(spec: ContainerCreateSpec): Promise<string> {
+    const config = structuredClone(spec.config);
     const id = randomBytes(32).toString('hex');
     const names = this.store.names;
-    const name = req.name !== undefined && req.name !== '' ? req.name : names.reserveGenerated(id);
-    if (req.name !== undefined && req.name !== '') names.reserve(name, id);
+    const name = spec.name !== undefined && spec.name !== '' ? spec.name : names.reserveGenerated(id);
+    if (spec.name !== undefined && spec.name !== '') names.reserve(name, id);
     let rootfsMade = false;
     try {
       if (config.Hostname === undefined || config.Hostname === '') config.Hostname = id.slice(0, 12);
       const command = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
       if (command.length === 0) throw invalidParameter('No command specified');
+      this.opts.rootfs.create(id, spec.image.topLayer, spec.image.layerDirs);
+      rootfsMade = true;
+      const mountPoints = await resolveMountPoints({
+        config,
+        hostConfig: spec.hostConfig,
+        mounts: spec.mounts,
+        volumes: this.opts.volumes,
+        containers: (ref) => this.store.find(ref),
+      });
+      await populateRootfs(this.opts.rootfs, id, { workingDir: config.WorkingDir, mountPoints });
       const record: ContainerRecord = {
         id,
         name,
         created: formatRfc3339Nano(nowNanos()),
         path: command[0],
         args: command.slice(1),
-        image: image.id,
+        image: spec.image.id,
         config,
-        hostConfig,
-        networkingConfig,
-        mountPoints: [],
+        hostConfig: structuredClone(spec.hostConfig),
+        networkingConfig: structuredClone(spec.networkingConfig),
+        mountPoints,
         restartCount: 0,
         state: initialState(),
       };
-      this.opts.rootfs.create(id, image.topLayer, this.opts.images.layerDirs(image));
-      rootfsMade = true;
-      record.mountPoints = await this.opts.resolveMounts(record);
       this.store.save(record);
       this.publish(record, 'create');
-      return { id, warnings };
+      return id;
     } catch (err) {
       names.release(name);
-      if (rootfsMade) await this.opts.rootfs.remove(id).catch(() => undefined);
+      if (rootfsMade) await this.opts.rootfs.remove(id).catch((e: unknown) => this.opts.log.debug({ err: e, id }, 'removing the root filesystem of a failed create'));
       throw err;
     }
   }
@@ -185,7 +183,9 @@ export class ContainerService {
         await this.launch(record);
       } catch (err) {
         // dockerd removes an AutoRemove container whose start failed (`docker run --rm` waits for it)
-        if (record.hostConfig.AutoRemove === true) await this.removeNow(record, { force: true, removeVolumes: true }).catch(() => undefined);
+        if (record.hostConfig.AutoRemove === true) {
+          await this.removeNow(record, { force: true, removeVolumes: true }).catch((e: unknown) => this.opts.log.debug({ err: e, id: record.id }, 'AutoRemove after a failed start'));
+        }
         throw err;
       }
     });
@@ -219,7 +219,7 @@ export class ContainerService {
     const number = signal === undefined || signal === '' ? 9 : signalNumber(signal);
     await this.serial(record.id, async () => {
       if (this.cancelRestart(record)) return;
-      if (!hasProcess(record.state.status)) throw conflict(`Container ${record.id} is not running`);
+      if (!hasProcess(record.state.status)) throw notRunningError(record.id);
       // any kill through the API counts as a user's stop for the restart policy, as in dockerd
       record.state.stoppedByUser = true;
       this.store.save(record);
@@ -231,7 +231,7 @@ export class ContainerService {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
       if (record.state.status === 'paused') throw conflict(`Container ${record.id} is already paused`);
-      if (record.state.status !== 'running') throw conflict(`Container ${record.id} is not running`);
+      if (record.state.status !== 'running') throw notRunningError(record.id);
       await this.opts.runner.pause(record.id);
       this.setStatus(record, 'paused');
       this.publish(record, 'pause');
@@ -251,7 +251,7 @@ export class ContainerService {
 
   async resize(ref: string, height: number, width: number): Promise<void> {
     const record = this.get(ref);
-    if (!hasProcess(record.state.status)) throw conflict(`Container ${record.id} is not running`);
+    if (!hasProcess(record.state.status)) throw notRunningError(record.id);
     if (record.config.Tty !== true) return;
     await this.opts.runner.resize(record.id, height, width);
   }
@@ -297,7 +297,7 @@ export class ContainerService {
     await this.serial(record.id, () => this.removeNow(record, opts));
   }
 
-  /** Removes every stopped container the filter accepts; what it removed and the space freed. */
+  /** Removes every container that is not active and that the filter accepts; what it removed and the space freed. */
   async prune(accept: (r: ContainerRecord) => boolean, sizeOf: (r: ContainerRecord) => number): Promise<{ ids: string[]; reclaimedBytes: number }> {
     const ids: string[] = [];
     let reclaimedBytes = 0;
@@ -322,17 +322,6 @@ export class ContainerService {
     this.publish(record, 'update');
   }
 
-  /** Publishes container events that come from elsewhere (attach). */
-  publishEvent(id: string, action: string, extra: Record<string, string> = {}): void {
-    const record = this.store.byId(id);
-    if (record) this.publish(record, action, extra);
-  }
-
-  /** Calls back with a container's ID whenever a run of it ends (or fails to start), or it goes. */
-  onRunEnded(listener: (id: string) => void): void {
-    this.runSignals.on('ended', listener);
-  }
-
   // ---- daemon start and stop ----
 
   /**
@@ -342,15 +331,16 @@ export class ContainerService {
    */
   async recover(incomplete: readonly string[]): Promise<void> {
     const loaded = this.store.all();
+    const log = this.opts.log;
     for (const id of incomplete) {
-      this.opts.log.info({ id }, 'removing a container whose create was interrupted');
-      await this.opts.runner.clear(id, { killFirst: true }).catch(() => undefined);
-      await this.opts.rootfs.remove(id).catch(() => undefined);
+      log.info({ id }, 'removing a container whose create was interrupted');
+      await this.opts.runner.clear(id, { killFirst: true }).catch((err: unknown) => log.debug({ err, id }, 'clearing an interrupted create'));
+      await this.opts.rootfs.remove(id).catch((err: unknown) => log.debug({ err, id }, 'removing the root filesystem of an interrupted create'));
       this.store.delete({ id, name: '' } as ContainerRecord);
     }
     const known = new Set(loaded.map((r) => r.id));
     for (const rootfs of this.opts.rootfs.list()) {
-      if (!known.has(rootfs.id)) await this.opts.rootfs.remove(rootfs.id).catch(() => undefined);
+      if (!known.has(rootfs.id)) await this.opts.rootfs.remove(rootfs.id).catch((err: unknown) => log.debug({ err, id: rootfs.id }, 'removing a root filesystem no container owns'));
     }
     await Promise.all(loaded.map((record) => this.recoverOne(record)));
   }
@@ -406,7 +396,7 @@ export class ContainerService {
       this.store.save(record);
       this.publish(record, 'die', { exitCode: String(record.state.exitCode) });
       this.notify(record, ['next-exit']);
-      this.signalRunEnded(record.id);
+      this.opts.runs.ended(record.id);
       throw err;
     }
     const s = record.state;
@@ -425,7 +415,7 @@ export class ContainerService {
     });
     this.publish(record, 'start');
     this.watch(record, handle.conmonPid, Date.now());
-    this.runSignals.emit(`started:${record.id}`);
+    this.opts.runs.started(record.id);
   }
 
   private watch(record: ContainerRecord, conmonPid: number, startedAtMs: number): void {
@@ -433,11 +423,15 @@ export class ContainerService {
     let finish!: () => void;
     const run: Run = { conmonPid, startedAtMs, finished: new Promise((r) => (finish = r)), stopWatching };
     this.runs.set(record.id, run);
-    run.health = this.opts.watchHealth(record, (health, statusChanged) => {
-      if (this.runs.get(record.id) !== run) return;
-      record.state.health = health;
-      this.store.save(record);
-      if (statusChanged) this.publish(record, `health_status: ${health.Status}`);
+    run.health = watchHealth({
+      record,
+      probe: this.opts.health.healthProbe(record.id),
+      onChange: (health, statusChanged) => {
+        if (this.runs.get(record.id) !== run) return;
+        record.state.health = health;
+        this.store.save(record);
+        if (statusChanged) this.publish(record, `health_status: ${health.Status}`);
+      },
     });
     this.opts.runner.watchExit(record.id, conmonPid, stopWatching.signal).then(
       async (exit) => {
@@ -484,7 +478,7 @@ export class ContainerService {
     if (record.state.oomKilled) this.publish(record, 'oom');
     this.publish(record, 'die', { exitCode: String(exitCode) });
     finish();
-    this.signalRunEnded(record.id);
+    this.opts.runs.ended(record.id);
     this.notify(record, ['not-running', 'next-exit']);
     if (delayMs !== undefined) {
       this.scheduleRestart(record, delayMs);
@@ -548,7 +542,7 @@ export class ContainerService {
     this.publish(record, 'kill', { signal: String(signal) });
     // a paused container must run to receive it (dockerd resumes it too)
     if (record.state.status === 'paused' && (signal === 9 || signal === signalNumber(record.config.StopSignal || 'SIGTERM'))) {
-      await this.opts.runner.resume(record.id).catch(() => undefined);
+      await this.opts.runner.resume(record.id).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'resume to deliver a signal'));
       this.setStatus(record, 'running');
     }
   }
@@ -566,7 +560,8 @@ export class ContainerService {
     const run = this.runs.get(record.id);
     if (run) {
       record.state.stoppedByUser = true;
-      await this.signal(record, 9).catch(() => undefined);
+      // a run that ended as it was killed makes runc fail: the wait below is what counts
+      await this.signal(record, 9).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'kill before removal'));
       await run.finished;
     }
     if (record.state.status !== 'removing') this.setStatus(record, 'removing');
@@ -574,9 +569,19 @@ export class ContainerService {
     await this.opts.rootfs.remove(record.id);
     this.store.delete(record);
     this.lastRestartDelayMs.delete(record.id);
+    if (opts.removeVolumes) await this.removeAnonymousVolumes(record);
     this.publish(record, 'destroy');
-    this.signalRunEnded(record.id);
+    this.opts.runs.ended(record.id);
     this.notify(record, ['not-running', 'next-exit', 'removed']);
+  }
+
+  /** The volumes made for the container alone, unless another container mounts them too (VolumesFrom), as dockerd's rm -v. */
+  private async removeAnonymousVolumes(record: ContainerRecord): Promise<void> {
+    const inUse = new Set(this.store.all().flatMap((r) => r.mountPoints.map((m) => m.Name)));
+    for (const m of record.mountPoints) {
+      if (m.Type !== 'volume' || m.anonymous !== true || m.Name === undefined || inUse.has(m.Name)) continue;
+      await this.opts.volumes.remove(m.Name);
+    }
   }
 
   private setStatus(record: ContainerRecord, status: ContainerStatus, change?: () => void): void {
@@ -612,15 +617,7 @@ export class ContainerService {
   }
 
   private publish(record: ContainerRecord, action: string, extra: Record<string, string> = {}): void {
-    this.opts.events.publish('container', action, {
-      id: record.id,
-      attributes: { ...(record.config.Labels ?? {}), image: record.config.Image ?? '', name: record.name.slice(1), ...extra },
-    });
-  }
-
-  private signalRunEnded(id: string): void {
-    this.runSignals.emit(`ended:${id}`);
-    this.runSignals.emit('ended', id);
+    this.opts.events.publish(record, action, extra);
   }
 
   /** Runs `fn` after every earlier operation on the same container, if the container is still there. */

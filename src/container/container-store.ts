@@ -73,8 +73,15 @@ export class ContainerStore {
     return this.records.get(id);
   }
 
-  /** dockerd's lookup order: the full ID, the name, then a unique ID prefix. */
+  /** dockerd's lookup order: the full ID, the name, then a unique ID prefix; NoSuchContainer otherwise. */
   resolve(ref: string): ContainerRecord {
+    const found = this.find(ref);
+    if (found === undefined) throw new NoSuchContainerError(ref);
+    return found;
+  }
+
+  /** As resolve, but undefined when nothing matches (an ambiguous prefix still throws). */
+  find(ref: string): ContainerRecord | undefined {
     const exact = this.records.get(ref);
     if (exact) return exact;
     const byName = this.names.idOf(ref.startsWith('/') ? ref : `/${ref}`);
@@ -89,8 +96,8 @@ export class ContainerStore {
         if (found) throw invalidParameter(`multiple IDs found with provided prefix: ${ref}`);
         found = r;
       }
-      if (found) return found;
+      return found;
     }
-    throw new NoSuchContainerError(ref);
+    return undefined;
   }
 }

@@ -1,21 +1,16 @@
-// The composition root: builds berth's parts from the configuration and wires them together.
-// It owns no behaviour of its own beyond the order of starting and stopping.
+// The composition root: calls each area's factory in the order their dependencies ask for, hands
+// their services to the API, and owns what belongs to the process: the data root's lock, the pid
+// file, the listeners, and the order of starting and stopping. It holds no rule of any area.
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Logger } from 'pino';
-import { ApiServer } from '../api/server.js';
-import { openListener, type Listener } from '../api/listeners.js';
-import { Router } from '../api/router.js';
-import { allRoutes } from '../api/routes/all-routes.js';
+import { createApiServer, type ApiServer } from '../api/server.js';
 import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
-import { EventBus } from '../events/event-bus.js';
-import { ImageService } from '../image/image-service.js';
-import { startContainers } from './containers.js';
 import { createContainerStore } from '../container/create-container-store.js';
+import { createContainers } from '../container/create-containers.js';
+import { EventBus } from '../events/event-bus.js';
+import { createImages } from '../image/create-images.js';
 import { createRootfs } from '../rootfs/create-rootfs.js';
-import { Staging } from '../store/staging.js';
-import { loadEngineId } from '../system/engine-id.js';
-import { SystemService } from '../system/system-service.js';
+import { createSystem } from '../system/create-system.js';
 import { lockDataRoot } from './data-root-lock.js';
 import { writePidfile } from './pidfile.js';
 
@@ -42,49 +37,31 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     mkdirSync(config.execRoot, { recursive: true, mode: 0o711 });
     undo.push(writePidfile(config.pidfile));
 
-    const engineId = loadEngineId(config.dataRoot);
+    const { dataRoot, execRoot } = config;
     const events = new EventBus();
-    const rootfs = createRootfs({ dataRoot: config.dataRoot, log });
-    const records = createContainerStore({ dataRoot: config.dataRoot, execRoot: config.execRoot, rootfs });
-    // what interrupted operations left is swept before anything else looks at the store
-    const staging = new Staging(path.join(config.dataRoot, 'staging', 'image'));
-    const swept = staging.sweep();
-    if (swept > 0) log.info({ swept }, 'removed what interrupted operations left');
-    const images = new ImageService({ root: path.join(config.dataRoot, 'image'), staging, events, usage: records.usage });
-    const containers = await startContainers({ config, images, rootfs, records, events, log });
-    undo.push(() => containers.service.shutdown());
-    images.recover();
-    const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
-    const system = new SystemService({
-      engineId,
-      dataRoot: config.dataRoot,
-      events,
-      settings: { debug: config.debug, labels: config.labels },
-      inventories: [{ imageCount: () => images.count(), containerCounts: () => containers.service.counts() }],
-      startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
-    });
+    const rootfs = createRootfs({ dataRoot, log });
+    // the records come before images, which must know at construction which containers use them
+    const records = createContainerStore({ dataRoot, execRoot, rootfs });
+    const images = createImages({ dataRoot, events, log, usage: records.usage });
+    const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store });
+    undo.push(() => containers.shutdown());
+    const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory } });
 
-    api = new ApiServer(new Router(allRoutes({ system, image: images, container: containers.backend, exec: containers.execBackend })), log);
-    const listeners: Listener[] = [];
-    undo.push(() => listeners.forEach((l) => l.close()));
+    api = createApiServer({ system: system.api, image: images.api, container: containers.api, exec: containers.execApi }, log);
     const tlsEnabled = config.tls === true || config.tlsVerify;
     for (const address of listenAddresses(config)) {
-      const listener = await openListener(address, {
+      await api.listen(address, {
         tls: { enabled: tlsEnabled, verify: config.tlsVerify, caFile: config.tlsCaCert, certFile: config.tlsCert, keyFile: config.tlsKey },
         plainTcpAllowed: config.tls === false,
         group: config.group,
         defaultSocket: DEFAULT_SOCKET,
-        log,
       });
-      listeners.push(listener);
-      api.attach(listener.server);
-      log.info({ address }, 'API listen on %s', address);
     }
 
     return {
       reload(next) {
         log.level = effectiveLogLevel(next);
-        system.reload({ debug: next.debug, labels: next.labels });
+        system.reload(next);
         log.info({ debug: next.debug, labels: next.labels }, 'configuration reloaded');
       },
       async stop() {

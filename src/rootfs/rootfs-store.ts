@@ -54,6 +54,9 @@ export interface RootfsLease {
 }
 
 const RECORD_FILE = 'rootfs.json';
+const UPPER_DIR = 'upper';
+const WORK_DIR = 'work';
+const MERGED_DIR = 'merged';
 const LINKS_DIR = 'l';
 const EMPTY_DIR = 'empty';
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -106,9 +109,9 @@ export class RootfsStore {
 
     const stage = this.staging.newDir('rootfs');
     try {
-      mkdirSync(path.join(stage, 'upper'), { mode: 0o755 });
-      mkdirSync(path.join(stage, 'work'), { mode: 0o700 });
-      mkdirSync(path.join(stage, 'merged'), { mode: 0o700 });
+      mkdirSync(path.join(stage, UPPER_DIR), { mode: 0o755 });
+      mkdirSync(path.join(stage, WORK_DIR), { mode: 0o700 });
+      mkdirSync(path.join(stage, MERGED_DIR), { mode: 0o700 });
       writeFileAtomic(path.join(stage, RECORD_FILE), JSON.stringify(record));
       renameSync(stage, this.dir(id));
     } catch (err) {
@@ -206,11 +209,16 @@ export class RootfsStore {
   }
 
   upperDir(id: string): string {
-    return path.join(this.dir(id), 'upper');
+    return path.join(this.dir(id), UPPER_DIR);
   }
 
   mergedDir(id: string): string {
-    return path.join(this.dir(id), 'merged');
+    return path.join(this.dir(id), MERGED_DIR);
+  }
+
+  /** overlayfs' workdir: inspect's GraphDriver shows it */
+  workDir(id: string): string {
+    return path.join(this.dir(id), WORK_DIR);
   }
 
   private dir(id: string): string {
@@ -254,17 +262,17 @@ export class RootfsStore {
    */
   private mountArguments(record: RootfsRecord): { options: string; target: string; cwd: string; links: Array<[string, string]> } {
     const limit = mountOptionsLimit();
-    const absolute = overlayOptions({ lowerDirs: record.lowerDirs, upperDir: this.upperDir(record.id), workDir: path.join(this.dir(record.id), 'work') });
+    const absolute = overlayOptions({ lowerDirs: record.lowerDirs, upperDir: this.upperDir(record.id), workDir: this.workDir(record.id) });
     const plain = [this.root, ...record.lowerDirs].every(isPlainOptionPath);
     if (plain && Buffer.byteLength(absolute) <= limit) return { options: absolute, target: this.mergedDir(record.id), cwd: '/', links: [] };
     const links = record.lowerDirs.map((dir) => path.join(LINKS_DIR, linkName(dir)));
-    const relative = overlayOptions({ lowerDirs: links, upperDir: path.join(record.id, 'upper'), workDir: path.join(record.id, 'work') });
+    const relative = overlayOptions({ lowerDirs: links, upperDir: path.join(record.id, UPPER_DIR), workDir: path.join(record.id, WORK_DIR) });
     if (Buffer.byteLength(relative) > limit) {
       throw invalidParameter(
         `cannot mount a root filesystem of ${record.lowerDirs.length} layers: its overlay mount options take ${Buffer.byteLength(relative)} bytes, over the kernel's limit of ${limit}`,
       );
     }
-    return { options: relative, target: path.join(record.id, 'merged'), cwd: this.root, links: links.map((link, i) => [link, record.lowerDirs[i]]) };
+    return { options: relative, target: path.join(record.id, MERGED_DIR), cwd: this.root, links: links.map((link, i) => [link, record.lowerDirs[i]]) };
   }
 
   /** `<root>/l/<short>` → the layer directory; links are derived from the records, made when needed. */

@@ -17,7 +17,7 @@ import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import path from 'node:path';
 import { EngineError } from '../errors.js';
-import type { OciProcess, OciSpec } from './oci-spec.js';
+import type { OciProcess } from './oci-spec.js';
 import { runtimeMessage, translateRuntimeError, type RuntimeOperation } from './runtime-errors.js';
 
 export type RuncStatus = 'creating' | 'created' | 'running' | 'paused' | 'stopped';
@@ -199,13 +199,6 @@ export class Runc {
     }
   }
 
-  /** The container's config.json, from the bundle runc recorded for it. */
-  async containerSpec(id: string): Promise<OciSpec> {
-    const { bundle } = await this.state(id);
-    const text = await readFile(path.join(bundle, 'config.json'), 'utf8');
-    return parseJson<OciSpec>(text, `config.json of ${id}`);
-  }
-
   /** The host pids of the container's processes. */
   async ps(id: string): Promise<number[]> {
     const r = await this.checked('ps', ['ps', '--format', 'json', id], { id });
@@ -266,7 +259,8 @@ export class Runc {
       runc.kill('SIGKILL');
     } else {
       // only the container's processes: the group's number may be free (and reused) once it is empty
-      const pids = await this.ps(id).catch(() => []);
+      // a container gone meanwhile has no process left to kill
+      const pids = await this.ps(id).catch((): number[] => []);
       for (const pid of pids) if (pid === leader || processGroupOf(pid) === leader) killQuietly(pid);
     }
     // runc copies the process's output through pipes of its own and waits for them to close, which

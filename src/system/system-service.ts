@@ -1,13 +1,18 @@
-// The facts behind /version and /info, and the event subscription behind /events.
+// The facts behind /version and /info, what the data root holds (/system/df), and the events
+// behind /events. The counts and sizes come from each area's usage provider, so that every area
+// (volumes and the build cache next) joins both answers in this one place.
 import { statfsSync } from 'node:fs';
-import type { EventBus, Subscription } from '../events/event-bus.js';
+import type { ContainerCounts } from '../container/container-inventory.js';
+import type { ContainerView } from '../container/container-view.js';
+import type { EventBus } from '../events/event-bus.js';
 import type { EngineEvent } from '../events/event.js';
-import { eventMatches } from '../events/event-filter.js';
-import type { FilterArgs } from '../lib/filters.js';
+import type { Image } from '../image/image-service.js';
+import type { ItemSink, StreamSession } from '../lib/stream-session.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
 import { BERTH_VERSION, BUILD_INFO } from '../version.js';
 import { cgroupWarnings, readCgroupFacts, type CgroupFacts } from './cgroup-facts.js';
 import { kernelHasSeccomp, openFileDescriptors, readHostFacts, readSysctlFlag, type HostFacts } from './host-facts.js';
+import { eventStream, type EventsRequest } from './event-stream.js';
 import { readToolVersions, type ToolVersion } from './tool-versions.js';
 
 export interface VersionFacts {
@@ -20,17 +25,24 @@ export interface VersionFacts {
   tools: ToolVersion[];
 }
 
-export interface ContainerCounts {
-  total: number;
-  running: number;
-  paused: number;
-  stopped: number;
+/** What the image area tells /info and /system/df (its inventory). */
+export interface ImageInventory {
+  count(): number;
+  dataUsage(): { layersSizeBytes: number; images: Array<{ image: Image; sharedSizeBytes: number; containers: number }> };
 }
 
-/** What an area that owns containers or images tells /info; later areas register one each. */
-export interface Inventory {
-  containerCounts?(): ContainerCounts;
-  imageCount?(): number;
+/** What the container area tells /info and /system/df. */
+export interface ContainerInventory {
+  counts(): ContainerCounts;
+  /** every container with its sizes, newest first */
+  dataUsage(): ContainerView[];
+}
+
+/** GET /system/df's answer, in the areas' own terms. */
+export interface DataUsage {
+  layersSizeBytes: number;
+  images: Array<{ image: Image; sharedSizeBytes: number; containers: number }>;
+  containers: ContainerView[];
 }
 
 /** The daemon settings /info reports, which SIGHUP may change. */
@@ -68,7 +80,7 @@ export interface SystemServiceOptions {
   dataRoot: string;
   events: EventBus;
   settings: ReportedSettings;
-  inventories: Inventory[];
+  inventories: { images: ImageInventory; containers: ContainerInventory };
   /** Warnings about how the daemon was started, such as plain TCP. */
   startupWarnings: string[];
   env?: NodeJS.ProcessEnv;
@@ -103,13 +115,8 @@ export class SystemService {
   async info(): Promise<InfoFacts> {
     const settings = this.settings;
     const env = this.opts.env ?? process.env;
-    const containers: ContainerCounts = { total: 0, running: 0, paused: 0, stopped: 0 };
-    let images = 0;
-    for (const inv of this.opts.inventories) {
-      const c = inv.containerCounts?.();
-      if (c) for (const k of Object.keys(containers) as Array<keyof ContainerCounts>) containers[k] += c[k];
-      images += inv.imageCount?.() ?? 0;
-    }
+    const containers = this.opts.inventories.containers.counts();
+    const images = this.opts.inventories.images.count();
     const ipv4Forwarding = readSysctlFlag('net/ipv4/ip_forward');
     const bridgeNfIptables = readSysctlFlag('net/bridge/bridge-nf-call-iptables');
     const bridgeNfIp6tables = readSysctlFlag('net/bridge/bridge-nf-call-ip6tables');
@@ -156,13 +163,13 @@ export class SystemService {
     });
   }
 
-  subscribeEvents(options: { sinceNanos?: bigint; untilNanos?: bigint; filters: FilterArgs }): { past: EngineEvent[]; live: Subscription } {
-    const { filters } = options;
-    return this.opts.events.subscribe({
-      sinceNanos: options.sinceNanos,
-      untilNanos: options.untilNanos,
-      accept: filters.size === 0 ? undefined : (ev) => eventMatches(filters, ev),
-    });
+  /** What the data root holds, area by area. */
+  dataUsage(): DataUsage {
+    return { ...this.opts.inventories.images.dataUsage(), containers: this.opts.inventories.containers.dataUsage() };
+  }
+
+  events(req: EventsRequest): StreamSession<ItemSink<EngineEvent>> {
+    return eventStream(this.opts.events, req);
   }
 
   private toolVersions(): Promise<ToolVersion[]> {

@@ -84,7 +84,7 @@ describe('docs/COMPATIBILITY.md', () => {
     const unused = (): never => {
       throw new Error('the route table was built by calling the backend');
     };
-    const system: SystemBackend = { version: unused, info: unused, subscribeEvents: unused };
+    const system: SystemBackend = { version: unused, info: unused, events: unused, dataUsage: unused };
     const image: ImageBackend = {
       list: unused,
       get: unused,

@@ -133,12 +133,31 @@ export class Berthd {
     return dockerCli(args, { ...opts, env: { DOCKER_HOST: this.dockerHost, DOCKER_CONFIG: path.join(this.dir, 'docker-config'), ...opts.env } });
   }
 
-  /** Sends a signal and waits for the process to end. */
-  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  /**
+   * Sends a signal and waits for the process to end. Fails (the suite's `after`, so the suite)
+   * when berthd logged an error it did not classify, such as an unexpected 500: a bug berth hid
+   * from the client's view must not hide from the tests. A test that provokes one on purpose
+   * says so with `expectErrors`.
+   */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', opts: { expectErrors?: boolean } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal);
     const timeout = setTimeout(() => this.proc.kill('SIGKILL'), 15000);
     const result = await this.exited;
     clearTimeout(timeout);
+    const errors = this.loggedErrors();
+    if (errors.length > 0 && !opts.expectErrors) throw new Error(`berthd logged ${errors.length} unexpected error(s):\n${errors.join('\n')}`);
     return result;
+  }
+
+  /** The lines berthd logged at level error or fatal (pino's JSON, levels 50 and 60). */
+  loggedErrors(): string[] {
+    return this.output.split('\n').filter((line) => {
+      if (!line.startsWith('{')) return false;
+      try {
+        return ((JSON.parse(line) as { level?: number }).level ?? 0) >= 50;
+      } catch {
+        return false;
+      }
+    });
   }
 }

@@ -18,7 +18,9 @@ export interface Backends {
 
 export function allRoutes(backends: Backends): Route[] {
   return [
-    ...systemRoutes(backends.system, backends.image, backends.container), ...imageRoutes(backends.image), ...containerRoutes(backends.container),
+    ...systemRoutes(backends.system),
+    ...imageRoutes(backends.image),
+    ...containerRoutes(backends.container),
     ...execRoutes(backends.exec),
   ];
 }

@@ -6,13 +6,17 @@
 // filesystem with its binds' and volumes' sources standing at their destinations.
 import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { EngineError, invalidParameter, notFound } from '../../errors.js';
 import { openLayerTar } from '../../image/archive/layer-compression.js';
 import { displayPath, toBytePath, type BytePath } from '../../rootfs/byte-path.js';
 import type { Change, RootfsLease, RootfsStore } from '../../rootfs/rootfs-store.js';
 import type { ContainerRecord } from '../container-record.js';
+import type { ContainerEvents } from '../container-events.js';
 import { hasProcess } from '../container-state.js';
+import type { ContainerStore } from '../container-store.js';
+import type { SessionIo, StreamSession } from '../../lib/stream-session.js';
 import { extractArchive } from './extract-archive.js';
 import { visibleChanges } from './hidden-changes.js';
 import { pathArchive } from './path-archive.js';
@@ -21,9 +25,13 @@ import { ScopedRoot, type Entry, type Resolution } from './scoped-root.js';
 
 export interface ContainerArchiveOptions {
   rootfs: RootfsStore;
-  /** the record of a container (NoSuchContainer otherwise) */
-  get: (ref: string) => ContainerRecord;
-  publish: (id: string, action: string) => void;
+  store: ContainerStore;
+  events: ContainerEvents;
+}
+
+/** A tar to send; `stat` (archive-path only) is the X-Docker-Container-Path-Stat header's value. */
+export interface TarSession extends StreamSession<Writable> {
+  stat?: string;
 }
 
 export interface ExtractRequest {
@@ -44,9 +52,9 @@ export class ContainerArchive {
     return this.withPath(ref, containerPath, async (_view, found) => encodePathStat(found.stat));
   }
 
-  /** GET /archive: the stat header and the tar; publishes archive-path. */
-  async archivePath(ref: string, containerPath: string): Promise<{ stat: string; archive: Readable }> {
-    const record = this.opts.get(ref);
+  /** GET /archive: the stat header, and the tar to send; publishes archive-path. */
+  async archivePath(ref: string, containerPath: string): Promise<TarSession & { stat: string }> {
+    const record = this.opts.store.resolve(ref);
     const view = await this.open(record);
     try {
       const found = this.find(view, ref, containerPath);
@@ -59,8 +67,7 @@ export class ContainerArchive {
           void view.close();
         },
       });
-      this.opts.publish(record.id, 'archive-path');
-      return { stat: encodePathStat(found.stat), archive };
+      return { stat: encodePathStat(found.stat), run: (io) => this.send(record, 'archive-path', archive, io) };
     } catch (err) {
       await view.close();
       throw err;
@@ -69,7 +76,7 @@ export class ContainerArchive {
 
   /** PUT /archive: extracts the (possibly compressed) tar into the directory; publishes extract-to-dir. */
   async extractToDir(ref: string, req: ExtractRequest): Promise<void> {
-    const record = this.opts.get(ref);
+    const record = this.opts.store.resolve(ref);
     const owner = req.copyUIDGID ? containerOwner(record) : undefined;
     const view = await this.open(record);
     try {
@@ -85,12 +92,12 @@ export class ContainerArchive {
     } finally {
       await view.close();
     }
-    this.opts.publish(record.id, 'extract-to-dir');
+    this.opts.events.publish(record, 'extract-to-dir');
   }
 
-  /** GET /export: the merged root filesystem without the container's mounts; publishes export. */
-  async export(ref: string): Promise<Readable> {
-    const record = this.opts.get(ref);
+  /** GET /export: the merged root filesystem without the container's mounts, to send; publishes export. */
+  async export(ref: string): Promise<TarSession> {
+    const record = this.opts.store.resolve(ref);
     const lease = await this.opts.rootfs.lease(record.id);
     let root: ScopedRoot;
     try {
@@ -109,18 +116,17 @@ export class ContainerArchive {
         void lease.release();
       },
     });
-    this.opts.publish(record.id, 'export');
-    return archive;
+    return { run: (io) => this.send(record, 'export', archive, io) };
   }
 
   /** GET /changes: what the container changed, without what every container gets from the runtime. */
   async changes(ref: string): Promise<Change[]> {
-    const record = this.opts.get(ref);
+    const record = this.opts.store.resolve(ref);
     return visibleChanges(await this.opts.rootfs.changes(record.id));
   }
 
   private async withPath<T>(ref: string, containerPath: string, work: (view: View, found: Found) => Promise<T>): Promise<T> {
-    const view = await this.open(this.opts.get(ref));
+    const view = await this.open(this.opts.store.resolve(ref));
     try {
       const found = this.find(view, ref, containerPath);
       try {
@@ -131,6 +137,12 @@ export class ContainerArchive {
     } finally {
       await view.close();
     }
+  }
+
+  /** Publishes the event and sends the tar; its end (or the client's going) releases what it holds. */
+  private async send(record: ContainerRecord, action: string, archive: Readable, { out, signal }: SessionIo<Writable>): Promise<void> {
+    this.opts.events.publish(record, action);
+    await pipeline(archive, out, { signal });
   }
 
   /** The path as dockerd's ResolvePath and StatPath see it: the link itself unless a trailing `/` or `/.` asks to follow. */

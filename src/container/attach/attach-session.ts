@@ -9,14 +9,11 @@
 //     ends, unless it leaves stdin open) and, for a non-TTY container with StdinOnce, output goes on
 //     until the container ends; otherwise the session ends there.
 import type { Readable } from 'node:stream';
+import type { FrameSink } from '../../lib/stream-session.js';
 import { openStdinRelay, StdinRelayError, type StdinRelay } from '../../runtime/stdin-relay.js';
 import { readContainerLog } from '../logs/container-log.js';
 import { DetachScanner, DEFAULT_DETACH_KEYS } from './detach-keys.js';
 
-/** Where the output goes: the API's mux writer. A rejected write means the client is gone. */
-export interface FrameSink {
-  write(stream: 'stdout' | 'stderr', data: Buffer): Promise<void>;
-}
 
 export interface AttachContainer {
   logPath: string;

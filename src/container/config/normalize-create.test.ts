@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CgroupFacts } from '../../system/cgroup-facts.js';
+import { decodeCreateBody } from './create-body.js';
 import { normalizeCreate, type CreateBehaviourName, type CreateLimits, type ImageRuntimeConfig } from './normalize-create.js';
 
 const facts: CgroupFacts = {
@@ -22,7 +23,7 @@ const versions = ['1.25', '1.40', '1.41'] as const;
 const image: ImageRuntimeConfig = { Cmd: ['sh'] };
 
 function create(body: unknown, v: (typeof versions)[number] = '1.41', img: ImageRuntimeConfig | null = image) {
-  return normalizeCreate({ body, api: { has: (n) => at[v].includes(n) }, image: img, limits, dataRoot: '/var/lib/berth' });
+  return normalizeCreate({ body: decodeCreateBody(body), api: { has: (n) => at[v].includes(n) }, image: img, limits, dataRoot: '/var/lib/berth' });
 }
 
 describe('normalizeCreate', () => {

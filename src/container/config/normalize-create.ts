@@ -1,8 +1,8 @@
-// A POST /containers/create body turned into the configuration dockerd 20.10 would store: decoded,
-// checked in dockerd's order (so that the first failure is the one dockerd reports), adjusted for
+// A POST /containers/create body (decoded by create-body.ts) turned into the configuration dockerd
+// 20.10 would store: checked in dockerd's order (so that the first failure is the one dockerd reports), adjusted for
 // the API version, merged with the image's config and filled with defaults. The service fills
 // Config.Hostname (the first 12 characters of the ID) and resolves `container:<name>` references.
-import { decodeCreateBody } from './create-body.js';
+import type { DecodedCreateBody } from './create-body.js';
 import type { CreateBehaviours } from './create-behaviours.js';
 import type { CreateLimits } from './create-limits.js';
 import { adjustForApiVersion, fillHostConfigDefaults, shapeConfig, shapeHostConfig } from './host-config-defaults.js';
@@ -21,7 +21,7 @@ export type { CreateBehaviours, CreateBehaviourName } from './create-behaviours.
 export type { ImageRuntimeConfig } from './merge-image-config.js';
 
 export interface NormalizeCreateInput {
-  body: unknown;
+  body: DecodedCreateBody;
   api: CreateBehaviours;
   /** The image's runtime config; null when the body names no image (Image ""). */
   image: ImageRuntimeConfig | null;
@@ -41,7 +41,7 @@ export interface NormalizedCreate {
 
 export function normalizeCreate(input: NormalizeCreateInput): NormalizedCreate {
   const { api, limits } = input;
-  const { config, hostConfig: given, networkingConfig } = decodeCreateBody(input.body);
+  const { config, hostConfig: given, networkingConfig } = input.body;
   const warnings: string[] = [];
 
   if (given) {
@@ -53,7 +53,12 @@ export function normalizeCreate(input: NormalizeCreateInput): NormalizedCreate {
   validateContainerConfig(config, { healthcheckMinimum: api.has('healthcheckMinimumDuration') });
   adjustConfigForApiVersion(config, api);
   if (given && !api.has('cgroupnsMode')) delete given.CgroupnsMode;
-  if (given) warnings.push(...verifyHostConfig(given, input));
+  let mountItems: ParsedMount[] = [];
+  if (given) {
+    const verified = verifyHostConfig(given, input);
+    warnings.push(...verified.warnings);
+    mountItems = verified.mountItems;
+  }
   validateNetworkingConfig(networkingConfig);
 
   const hc = given ?? {};
@@ -62,7 +67,7 @@ export function normalizeCreate(input: NormalizeCreateInput): NormalizedCreate {
   hc.LogConfig = mergeLogConfig(hc.LogConfig);
   validateSecurityOpts(hc.SecurityOpt);
   validateSysctls(hc);
-  const mounts = collectMounts(hc, input.dataRoot);
+  const mounts = collectMounts(hc, input.dataRoot, mountItems);
 
   return { config: shapeConfig(config), hostConfig: shapeHostConfig(hc), networkingConfig, warnings, mounts };
 }
@@ -75,10 +80,10 @@ function adjustConfigForApiVersion(config: ContainerConfig, api: CreateBehaviour
   if (!api.has('healthcheckMinimumDuration') && config.Healthcheck) delete config.Healthcheck.StartPeriod;
 }
 
-/** dockerd's validateHostConfig and verifyPlatformContainerSettings, plus the ulimits; returns warnings. */
-function verifyHostConfig(hc: HostConfig, input: NormalizeCreateInput): string[] {
+/** dockerd's validateHostConfig and verifyPlatformContainerSettings, plus the ulimits: the warnings, and the Mounts parsed. */
+function verifyHostConfig(hc: HostConfig, input: NormalizeCreateInput): { warnings: string[]; mountItems: ParsedMount[] } {
   validateRestartPolicy(hc);
-  for (const m of hc.Mounts ?? []) parseMount(m);
+  const mountItems = (hc.Mounts ?? []).map(parseMount);
   validateExtraHosts(hc.ExtraHosts);
   validatePortBindings(hc.PortBindings);
   validateCapabilities(hc, input.api.has('capabilitiesField'));
@@ -92,5 +97,5 @@ function verifyHostConfig(hc: HostConfig, input: NormalizeCreateInput): string[]
   if (!hc.Runtime) hc.Runtime = 'runc';
   for (const dest of Object.keys(hc.Tmpfs ?? {})) validateTmpfsDestination(dest);
   validateUlimits(hc.Ulimits, input.limits);
-  return warnings;
+  return { warnings, mountItems };
 }

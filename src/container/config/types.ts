@@ -197,9 +197,3 @@ export interface EndpointSettings {
 export interface NetworkingConfig {
   EndpointsConfig?: Record<string, EndpointSettings> | null;
 }
-
-/** The body of POST /containers/create. */
-export interface ContainerCreateBody extends ContainerConfig {
-  HostConfig?: HostConfig;
-  NetworkingConfig?: NetworkingConfig;
-}

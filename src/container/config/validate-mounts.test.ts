@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { HostConfig } from './types.js';
 import { collectMounts, parseBind, parseMount, tmpfsMountOptions, validateTmpfsDestination } from './validate-mounts.js';
 
 const bad = (message: string) => ({ kind: 'invalidParameter', message });
@@ -84,30 +85,30 @@ describe('validateTmpfsDestination and tmpfsMountOptions', () => {
   });
 });
 
+/** collectMounts as the normalizer calls it, with the Mounts parsed first. */
+const collect = (hc: HostConfig) => collectMounts(hc, dataRoot, (hc.Mounts ?? []).map(parseMount));
+
 describe('collectMounts', () => {
   it('returns Binds then Mounts', () => {
-    const m = collectMounts({ Binds: ['/tmp:/a'], Mounts: [{ Type: 'tmpfs', Target: '/b' }] }, dataRoot);
+    const m = collect({ Binds: ['/tmp:/a'], Mounts: [{ Type: 'tmpfs', Target: '/b' }] });
     assert.deepEqual(m.map((x) => [x.type, x.destination]), [['bind', '/a'], ['tmpfs', '/b']]);
   });
   it('refuses two mounts on one destination, naming it', () => {
-    assert.throws(() => collectMounts({ Binds: ['/tmp:/x', '/var:/x/'] }, dataRoot), bad('Duplicate mount point: /x'));
-    assert.throws(() => collectMounts({ Binds: ['/tmp:/x'], Mounts: [{ Type: 'bind', Source: '/var', Target: '/x' }] }, dataRoot), bad('Duplicate mount point: /x'));
-    assert.throws(() => collectMounts({ Binds: ['/tmp:/x'], Tmpfs: { '/x': '' } }, dataRoot), bad('Duplicate mount point: /x'));
-    assert.throws(() => collectMounts({ Mounts: [{ Type: 'volume', Target: '/x' }, { Type: 'volume', Target: '/x/' }] }, dataRoot), bad('Duplicate mount point: /x/'));
+    assert.throws(() => collect({ Binds: ['/tmp:/x', '/var:/x/'] }), bad('Duplicate mount point: /x'));
+    assert.throws(() => collect({ Binds: ['/tmp:/x'], Mounts: [{ Type: 'bind', Source: '/var', Target: '/x' }] }), bad('Duplicate mount point: /x'));
+    assert.throws(() => collect({ Binds: ['/tmp:/x'], Tmpfs: { '/x': '' } }), bad('Duplicate mount point: /x'));
+    assert.throws(() => collect({ Mounts: [{ Type: 'volume', Target: '/x' }, { Type: 'volume', Target: '/x/' }] }), bad('Duplicate mount point: /x/'));
   });
   it('allows a Mounts item and a Tmpfs entry on one destination, as the reference does', () => {
-    collectMounts({ Mounts: [{ Type: 'tmpfs', Target: '/t' }], Tmpfs: { '/t': '' } }, dataRoot);
+    collect({ Mounts: [{ Type: 'tmpfs', Target: '/t' }], Tmpfs: { '/t': '' } });
   });
   it('makes a bind over the data root rslave, and refuses a private one', () => {
-    assert.equal(collectMounts({ Binds: ['/var:/x'] }, dataRoot)[0].propagation, 'rslave');
-    assert.equal(collectMounts({ Binds: ['/var:/x:rshared'] }, dataRoot)[0].propagation, 'rshared');
-    assert.equal(collectMounts({ Binds: ['/tmp:/x'] }, dataRoot)[0].propagation, 'rprivate');
+    assert.equal(collect({ Binds: ['/var:/x'] })[0].propagation, 'rslave');
+    assert.equal(collect({ Binds: ['/var:/x:rshared'] })[0].propagation, 'rshared');
+    assert.equal(collect({ Binds: ['/tmp:/x'] })[0].propagation, 'rprivate');
     assert.throws(
-      () => collectMounts({ Mounts: [{ Type: 'bind', Source: '/var', Target: '/x', BindOptions: { Propagation: 'private' } }] }, dataRoot),
+      () => collect({ Mounts: [{ Type: 'bind', Source: '/var', Target: '/x', BindOptions: { Propagation: 'private' } }] }),
       bad(`invalid mount config: must use either propagation mode "rslave" or "rshared" when mount source is within the daemon root, daemon root: "${dataRoot}", bind mount source: "/var", propagation: "private"`),
     );
-  });
-  it('checks the Tmpfs destinations', () => {
-    assert.throws(() => collectMounts({ Tmpfs: { rel: '' } }, dataRoot), bad("invalid mount path: 'rel' mount path must be absolute"));
   });
 });

@@ -153,11 +153,11 @@ export function tmpfsMountOptions(m: Mount): string {
 }
 
 /**
- * Every mount of hc (Binds, then Mounts), checked against each other as registerMountPoints does:
- * one mount per destination, and rslave or rshared for a bind whose source holds the data root.
+ * Every mount of hc (its Binds, then `mountItems`, its Mounts as parseMount checked them), checked
+ * against each other as registerMountPoints does: one mount per destination, and rslave or
+ * rshared for a bind whose source holds the data root.
  */
-export function collectMounts(hc: HostConfig, dataRoot: string): ParsedMount[] {
-  for (const dest of Object.keys(hc.Tmpfs ?? {})) validateTmpfsDestination(dest);
+export function collectMounts(hc: HostConfig, dataRoot: string, mountItems: readonly ParsedMount[]): ParsedMount[] {
   const byDestination = new Set<string>();
   const mounts: ParsedMount[] = [];
   for (const raw of hc.Binds ?? []) {
@@ -166,9 +166,8 @@ export function collectMounts(hc: HostConfig, dataRoot: string): ParsedMount[] {
     byDestination.add(b.destination);
     mounts.push(withDaemonRootPropagation(b, dataRoot));
   }
-  for (const m of hc.Mounts ?? []) {
-    const p = parseMount(m);
-    if (byDestination.has(p.destination)) throw duplicate(m.Target ?? '');
+  for (const p of mountItems) {
+    if (byDestination.has(p.destination)) throw duplicate(p.spec?.Target ?? p.destination);
     byDestination.add(p.destination);
     mounts.push(withDaemonRootPropagation(p, dataRoot));
   }

@@ -5,17 +5,23 @@
 // and its exit code is recorded for inspect. Health checks run here too, as dockerd's do, with the
 // same events.
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { conflict, EngineError, notFound } from '../../errors.js';
+import type { FrameSink, SessionIo, StreamSession } from '../../lib/stream-session.js';
+import type { RootfsStore } from '../../rootfs/rootfs-store.js';
 import { execProcess } from '../../runtime/exec-process.js';
-import type { OciProcess, OciSpec } from '../../runtime/oci-spec.js';
+import type { OciProcess } from '../../runtime/oci-spec.js';
 import type { OutputStream } from '../../runtime/runc.js';
 import { ContainerCommandError } from '../../runtime/runtime-errors.js';
-import { runAttach, type FrameSink } from '../attach/attach-session.js';
+import { runAttach } from '../attach/attach-session.js';
+import type { ContainerEvents } from '../container-events.js';
 import type { ContainerRecord } from '../container-record.js';
+import type { ContainerRunner } from '../container-runner.js';
+import { notRunningError, restartingError } from '../container-state.js';
+import type { ContainerStore } from '../container-store.js';
 import { LimitedOutput } from '../health/health-check.js';
 import type { HealthProbe } from '../health/health-monitor.js';
+import type { RunSignals } from '../run-signals.js';
 import { heldCapabilities } from '../spec/capabilities.js';
 import { resolveUser } from '../spec/user.js';
 import type { ExecConfig, ExecInstance } from './exec-instance.js';
@@ -28,36 +34,24 @@ const LOST_EXIT_CODE = 255;
 /** How long a resize waits for the exec's process to start (dockerd's). */
 const RESIZE_WAIT_MS = 10_000;
 
-/** What the service needs of containers. */
-export interface ExecContainers {
-  /** by ID, name or unique prefix; throws NoSuchContainerError */
-  get(ref: string): ContainerRecord;
-  byId(id: string): ContainerRecord | undefined;
-  publish(id: string, action: string, attributes: Record<string, string>): void;
-  /** calls back with a container's ID when a run of it ends or it is removed */
-  onRunEnded(listener: (id: string) => void): void;
-  /** the OCI spec of the container's current run */
-  spec(id: string): Promise<OciSpec>;
-  /** where the running container's root filesystem is mounted */
-  rootfsPath(id: string): string;
-}
-
 /** A client attached to an exec's start. */
-export interface ExecSession {
-  out: FrameSink;
-  input?: Readable;
-  /** the client went away */
-  signal: AbortSignal;
-}
+type ExecSession = SessionIo<FrameSink>;
 
 export interface ExecServiceOptions {
-  containers: ExecContainers;
+  store: ContainerStore;
+  /** instances end with their container's run */
+  runs: RunSignals;
+  events: ContainerEvents;
+  /** the OCI spec of a container's current run, which an exec's process starts from */
+  runner: ContainerRunner;
+  /** where a running container's root filesystem is mounted, for the exec's user */
+  rootfs: RootfsStore;
   processes: ExecProcesses;
   log: Logger;
 }
 
 /** One start of an instance: settles when the process runs (or failed to), and when all is done. */
-export interface ExecLaunch {
+interface ExecLaunch {
   started: Promise<void>;
   done: Promise<void>;
 }
@@ -74,7 +68,7 @@ export class ExecService {
 
   constructor(opts: ExecServiceOptions) {
     this.opts = opts;
-    opts.containers.onRunEnded((containerId) => {
+    opts.runs.onEnded((containerId) => {
       for (const [id, l] of this.live) if (l.instance.containerId === containerId) this.live.delete(id);
     });
   }
@@ -97,10 +91,24 @@ export class ExecService {
   }
 
   /**
-   * Checks that the instance can start and claims it; throws dockerd's 404 and 409s. The caller
-   * then launches it, having answered the client.
+   * Starts the instance without a client: settles once its process runs, or fails with why it
+   * could not start (its exit code is recorded either way). 404 and 409s as dockerd.
    */
-  claim(id: string): ExecInstance {
+  async startDetached(id: string): Promise<void> {
+    const launch = this.launch(this.claim(id));
+    // its outcome is recorded on the instance; a failure to start is this request's answer
+    launch.done.catch(() => {});
+    await launch.started;
+  }
+
+  /** Claims the instance (404 and 409s as dockerd); the session runs it with the client's streams. */
+  start(id: string): StreamSession<FrameSink> {
+    const instance = this.claim(id);
+    return { run: (io) => this.launch(instance, io).done };
+  }
+
+  /** Checks that the instance can start and claims it; throws dockerd's 404 and 409s. */
+  private claim(id: string): ExecInstance {
     const { instance } = this.find(id);
     this.activeContainer(instance.containerId, instance.containerId);
     if (instance.exitCode !== null) throw conflict(`Error: Exec command ${id} has already run`);
@@ -111,7 +119,7 @@ export class ExecService {
   }
 
   /** Runs a claimed instance, with the client's streams when one is attached. */
-  launch(instance: ExecInstance, session?: ExecSession): ExecLaunch {
+  private launch(instance: ExecInstance, session?: ExecSession): ExecLaunch {
     let markStarted!: () => void;
     const started = new Promise<void>((resolve) => (markStarted = resolve));
     const live = this.live.get(instance.id);
@@ -147,7 +155,7 @@ export class ExecService {
   /** The probe of a container's health checks: an exec of its own, with dockerd's exec events. */
   healthProbe(containerId: string): HealthProbe {
     return async (cmd, timeoutMs, signal) => {
-      const container = this.opts.containers.get(containerId);
+      const container = this.opts.store.resolve(containerId);
       const config: ExecConfig = {
         cmd,
         env: [],
@@ -218,7 +226,10 @@ export class ExecService {
     }
     const term = await this.opts.processes.startTerminal(instance.containerId, instance.id, process);
     instance.resize = term.resize;
-    if (config.consoleSize) await term.resize(...config.consoleSize).catch(() => {});
+    if (config.consoleSize) {
+      // the process may already have ended: its size no longer matters
+      await term.resize(...config.consoleSize).catch((err: unknown) => this.opts.log.debug({ err, exec: instance.id }, 'first resize of a terminal exec'));
+    }
     onStart(term.pid);
     const exited = term.exited
       .catch((err: unknown) => {
@@ -245,11 +256,11 @@ export class ExecService {
   /** The process of an instance: the container's, with the instance's command, user, env and directory. */
   private async processFor(instance: ExecInstance): Promise<OciProcess> {
     const { config } = instance;
-    const spec = await this.opts.containers.spec(instance.containerId);
+    const spec = await this.opts.runner.spec(instance.containerId);
     let user;
     if (config.user !== '') {
-      const record = this.opts.containers.byId(instance.containerId);
-      user = resolveUser(this.opts.containers.rootfsPath(instance.containerId), config.user, record?.hostConfig.GroupAdd);
+      const record = this.opts.store.byId(instance.containerId);
+      user = resolveUser(this.opts.rootfs.mergedDir(instance.containerId), config.user, record?.hostConfig.GroupAdd);
     }
     return execProcess(spec, {
       args: config.cmd,
@@ -286,7 +297,7 @@ export class ExecService {
   /** The instance, if its container's run is still the one it was made in. */
   private find(id: string): Live {
     const live = this.live.get(id);
-    const container = live && this.opts.containers.byId(live.instance.containerId);
+    const container = live && this.opts.store.byId(live.instance.containerId);
     if (live === undefined || container === undefined || container.state.startedAt !== live.instance.runStartedAt) {
       if (live) this.live.delete(id);
       throw notFound(`No such exec instance: ${id}`);
@@ -296,16 +307,16 @@ export class ExecService {
 
   /** The container, running and neither paused nor restarting, in dockerd's words (getActiveContainer). */
   private activeContainer(ref: string, asGiven: string): ContainerRecord {
-    const c = this.opts.containers.get(ref);
+    const c = this.opts.store.resolve(ref);
     const status = c.state.status;
     if (status === 'paused') throw conflict(`Container ${asGiven} is paused, unpause the container before exec`);
-    if (status === 'restarting') throw conflict(`Container ${c.id} is restarting, wait until the container is running`);
-    if (status !== 'running') throw conflict(`Container ${c.id} is not running`);
+    if (status === 'restarting') throw restartingError(c.id);
+    if (status !== 'running') throw notRunningError(c.id);
     return c;
   }
 
   private event(instance: ExecInstance, action: string, extra: Record<string, string> = {}): void {
-    this.opts.containers.publish(instance.containerId, action, { execID: instance.id, ...extra });
+    this.opts.events.publishById(instance.containerId, action, { execID: instance.id, ...extra });
   }
 }
 

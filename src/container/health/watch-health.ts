@@ -4,11 +4,17 @@ import type { ContainerRecord, HealthState } from '../container-record.js';
 import { probeCommand } from './health-check.js';
 import { HealthMonitor, type HealthProbe } from './health-monitor.js';
 
+/** A run's health checks, while they go on. */
+export interface HealthWatch {
+  stop(): void;
+}
+
+/** Starts the checks of a run whose configuration has them; undefined when it has none. */
 export function watchHealth(input: {
   record: ContainerRecord;
   probe: HealthProbe;
   onChange: (state: HealthState, statusChanged: boolean) => void;
-}): { stop(): void } | undefined {
+}): HealthWatch | undefined {
   const { record } = input;
   const config = record.config.Healthcheck;
   if (config === undefined || probeCommand(config, record.config.Shell) === undefined) return undefined;

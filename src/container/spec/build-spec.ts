@@ -37,12 +37,13 @@ export interface BuildSpecInput {
   hostConfig: HostConfig;
   /** the container's root filesystem, mounted (user lookup, working directory) */
   rootfsPath: string;
-  /**
-   * The container's own directory on the host. buildContainerSpec writes hostname, hosts and
-   * resolv.conf there, and for IpcMode shareable mounts the container's /dev/shm tmpfs at
-   * shmDirOf(containerDir) (the service unmounts it with unmountShm when the container stops).
-   */
+  /** The container's own directory on the host: buildContainerSpec writes hostname, hosts and resolv.conf there. */
   containerDir: string;
+  /**
+   * Where the container's /dev/shm tmpfs goes on the host when its IpcMode is shareable:
+   * buildContainerSpec mounts it (the runner unmounts it with unmountShm when the run ends).
+   */
+  shmDir: string;
   /** from resolveMountPoints, as recorded at create */
   mountPoints: readonly MountPoint[];
   /** other containers, for container:<id> network, IPC and PID modes */
@@ -56,9 +57,9 @@ export interface BuildSpecInput {
   hostResolvConfPath?: string;
 }
 
-/** A shareable container's /dev/shm on the host, under its directory (dockerd's ShmPath). */
-export function shmDirOf(containerDir: string): string {
-  return path.join(containerDir, 'mounts', 'shm');
+/** The container's cgroup, relative to the hierarchies' roots (runc's cgroupsPath, for cgroupfs). */
+export function containerCgroupsPath(id: string, hc: HostConfig, defaultParent = DEFAULT_CGROUP_PARENT): string {
+  return path.posix.join(hc.CgroupParent || defaultParent, id);
 }
 
 /** The container's config.json. */
@@ -69,7 +70,7 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
   const user = resolveUser(input.rootfsPath, config.User, hc.GroupAdd);
   const capabilities = containerCapabilities({ capAdd: hc.CapAdd, capDrop: hc.CapDrop, capabilities: hc.Capabilities, privileged });
   const devices = containerDevices({ devices: hc.Devices, deviceCgroupRules: hc.DeviceCgroupRules, privileged });
-  const shmDir = shmDirOf(input.containerDir);
+  const shmDir = input.shmDir;
   const ns = containerNamespaces(input.id, hc, input.lookup, shmDir);
   if (typeof ns.shm === 'object' && 'hostPath' in ns.shm && ns.shm.hostPath === shmDir) await mountShm(shmDir, hc.ShmSize ?? 0);
 
@@ -128,7 +129,7 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
     hostname,
     rootfsPath: input.rootfsPath,
     readonlyRootfs,
-    cgroupsPath: path.posix.join(hc.CgroupParent || input.cgroupParent || DEFAULT_CGROUP_PARENT, input.id),
+    cgroupsPath: containerCgroupsPath(input.id, hc, input.cgroupParent),
     namespaces: ns.namespaces,
     shm: ns.shm,
     privileged,

@@ -3,6 +3,7 @@
 // replaces this with the real store (records, labels, reference counts, options).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface VolumeRef {
@@ -16,6 +17,8 @@ export interface VolumeRef {
 export interface VolumeProvider {
   /** The volume of that name, created when missing; a new anonymous one (a random 64-hex name) when name is undefined. */
   ensure(name: string | undefined, opts: { labels?: Record<string, string>; noCopy?: boolean }): Promise<VolumeRef>;
+  /** Deletes the volume and its content. */
+  remove(name: string): Promise<void>;
 }
 
 export class LocalVolumes implements VolumeProvider {
@@ -26,5 +29,11 @@ export class LocalVolumes implements VolumeProvider {
     const hostPath = path.join(this.root, volumeName, '_data');
     mkdirSync(hostPath, { recursive: true, mode: 0o755 });
     return { name: volumeName, hostPath, driver: 'local' };
+  }
+
+  async remove(name: string): Promise<void> {
+    // a name is one path component (the mount parser refuses others): never a way out of the root
+    if (name === '' || name === '.' || name === '..' || name.includes('/')) throw new Error(`invalid volume name ${JSON.stringify(name)}`);
+    await rm(path.join(this.root, name), { recursive: true, force: true });
   }
 }

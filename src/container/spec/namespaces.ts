@@ -5,6 +5,7 @@
 import { conflict, invalidParameter, notFound, EngineError } from '../../errors.js';
 import type { ContainerSpecInput, NamespaceMode, NamespaceType } from '../../runtime/oci-spec.js';
 import type { HostConfig } from '../config/types.js';
+import { notRunningError, restartingError } from '../container-state.js';
 
 /** What a mode `container:<id>` needs of the other container. */
 export interface JoinableContainer {
@@ -33,9 +34,10 @@ function lookup(find: ContainerLookup, idOrName: string): JoinableContainer {
   return c;
 }
 
-function notRunning(c: JoinableContainer): string | undefined {
-  if (!c.running) return `Container ${c.id} is not running`;
-  if (c.restarting) return `Container ${c.id} is restarting, wait until the container is running`;
+/** dockerd's refusal to join a container that is not running, or restarting, in dockerd's words. */
+function notRunning(c: JoinableContainer): EngineError | undefined {
+  if (!c.running) return notRunningError(c.id);
+  if (c.restarting) return restartingError(c.id);
   return undefined;
 }
 
@@ -56,7 +58,7 @@ export function containerNamespaces(id: string, hc: HostConfig, find: ContainerL
     const c = lookup(find, other);
     if (c.id === id) throw new EngineError('system', 'cannot join own network');
     if (!c.running) throw conflict(`cannot join network of a non running container: ${other}`);
-    if (c.restarting) throw conflict(`Container ${other} is restarting, wait until the container is running`);
+    if (c.restarting) throw restartingError(other);
     namespaces.network = nsPath(c.pid, 'net');
   } else namespaces.network = 'private';
 
@@ -71,7 +73,7 @@ export function containerNamespaces(id: string, hc: HostConfig, find: ContainerL
     const c = find(other);
     if (!c) throw invalidParameter(`${prefix}: No such container: ${other}`);
     const why = notRunning(c);
-    if (why) throw invalidParameter(`${prefix}: ${why}`);
+    if (why) throw invalidParameter(`${prefix}: ${why.message}`);
     if (!c.shmPath) throw invalidParameter(`${prefix}: non-shareable IPC (hint: use IpcMode:shareable for the donor container)`);
     namespaces.ipc = nsPath(c.pid, 'ipc');
     shm = { hostPath: c.shmPath };
@@ -94,7 +96,7 @@ export function containerNamespaces(id: string, hc: HostConfig, find: ContainerL
     const c = find(other);
     if (!c) throw notFound(`cannot join PID of a non running container: ${other}: No such container: ${other}`);
     const why = notRunning(c);
-    if (why) throw conflict(why);
+    if (why) throw why;
     namespaces.pid = nsPath(c.pid, 'pid');
   } else if (pid === '') namespaces.pid = 'private';
   else throw invalidParameter(`invalid PID mode: ${pid}`);

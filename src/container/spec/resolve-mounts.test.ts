@@ -4,14 +4,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { ContainerConfig, HostConfig } from '../config/types.js';
+import { collectMounts, parseMount } from '../config/validate-mounts.js';
 import { LocalVolumes } from './local-volumes.js';
 import { resolveMountPoints, type MountPoint } from './resolve-mounts.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'berth-mounts-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 const volumes = new LocalVolumes(path.join(root, 'volumes'));
-const resolve = (hostConfig: HostConfig, config: ContainerConfig = {}, others: Record<string, MountPoint[]> = {}, daemonRoot?: string) =>
-  resolveMountPoints({ config, hostConfig, volumes, containers: (id) => (others[id] ? { mountPoints: others[id] } : undefined), daemonRoot });
+const resolve = (hostConfig: HostConfig, config: ContainerConfig = {}, others: Record<string, MountPoint[]> = {}, daemonRoot = '') =>
+  resolveMountPoints({
+    config,
+    hostConfig,
+    mounts: collectMounts(hostConfig, daemonRoot, (hostConfig.Mounts ?? []).map(parseMount)),
+    volumes,
+    containers: (id) => (others[id] ? { mountPoints: others[id] } : undefined),
+  });
 const vol = (name: string) => path.join(root, 'volumes', name, '_data');
 
 describe('resolveMountPoints', () => {

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { notFound } from '../../errors.js';
 import type { ContainerConfig, HostConfig } from '../config/types.js';
-import { collectMounts, tmpfsMountOptions, type ParsedMount } from '../config/validate-mounts.js';
+import { tmpfsMountOptions, type ParsedMount } from '../config/validate-mounts.js';
 import type { VolumeProvider } from './local-volumes.js';
 
 /** One of inspect's Mounts, plus what the spec and the copy-up need (the camelCase fields, not shown). */
@@ -28,16 +28,19 @@ export interface MountPoint {
   nonRecursive?: boolean;
   /** bind from Binds: a missing source directory is created at start, as dockerd does */
   createSource?: boolean;
+  /** volume: made for this container without a name; removed with it (rm -v, AutoRemove) unless another uses it */
+  anonymous?: boolean;
 }
 
 export interface ResolveMountsInput {
   config: ContainerConfig;
+  /** for VolumesFrom and Tmpfs */
   hostConfig: HostConfig;
+  /** Binds then Mounts, as the create normalizer parsed and checked them (collectMounts) */
+  mounts: readonly ParsedMount[];
   volumes: VolumeProvider;
   /** the mount points of another container, for VolumesFrom; undefined when there is no such container */
   containers: (idOrName: string) => { mountPoints: MountPoint[] } | undefined;
-  /** the daemon's data root: a bind of it (or of a folder holding it) gets rslave propagation, as in dockerd */
-  daemonRoot?: string;
 }
 
 /** All the container's mount points, volumes created (or found) on the way. */
@@ -58,8 +61,7 @@ export async function resolveMountPoints(input: ResolveMountsInput): Promise<Mou
     }
   }
 
-  // Binds then Mounts, parsed and checked against each other once, by the create normalizer
-  for (const parsed of collectMounts(hc, input.daemonRoot ?? '')) {
+  for (const parsed of input.mounts) {
     const point = await toMountPoint(parsed, volumes);
     points.set(point.Destination, point);
   }
@@ -69,7 +71,7 @@ export async function resolveMountPoints(input: ResolveMountsInput): Promise<Mou
     const destination = cleanPath(spec);
     if (points.has(destination) || tmpfsDestinations.has(destination)) continue;
     const v = await volumes.ensure(undefined, {});
-    points.set(destination, { Type: 'volume', Name: v.name, Source: v.hostPath, Destination: destination, Driver: v.driver, Mode: '', RW: true, Propagation: '', copyData: true });
+    points.set(destination, { Type: 'volume', Name: v.name, Source: v.hostPath, Destination: destination, Driver: v.driver, Mode: '', RW: true, Propagation: '', copyData: true, anonymous: true });
   }
   return [...points.values()];
 }
@@ -88,7 +90,9 @@ async function toMountPoint(p: ParsedMount, volumes: VolumeProvider): Promise<Mo
     case 'volume': {
       const v = await volumes.ensure(p.name === '' ? undefined : p.name, { labels: p.spec?.VolumeOptions?.Labels, noCopy: !p.copyData });
       // inspect shows `z` for a local volume given without a mode
-      return { Type: 'volume', Name: v.name, Source: v.hostPath, ...common, Driver: v.driver, Mode: p.mode === '' ? 'z' : p.mode, Propagation: '', copyData: p.copyData };
+      const point: MountPoint = { Type: 'volume', Name: v.name, Source: v.hostPath, ...common, Driver: v.driver, Mode: p.mode === '' ? 'z' : p.mode, Propagation: '', copyData: p.copyData };
+      if (p.name === '') point.anonymous = true;
+      return point;
     }
     case 'tmpfs':
       return { Type: 'tmpfs', Source: '', ...common, Mode: '', Propagation: '', tmpfsOptions: tmpfsMountOptions(p.spec ?? {}) };

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { runAttach, type FrameSink } from '../../../src/container/attach/attach-session.js';
+import { runAttach } from '../../../src/container/attach/attach-session.js';
+import type { FrameSink } from '../../../src/lib/stream-session.js';
 import { ConmonFixture, type RunningContainer } from '../../helpers/conmon-fixture.js';
 
 const fixture = new ConmonFixture();

@@ -9,11 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { containerAttach } from '../../../src/api/routes/container/container-attach.js';
 import { containerLogs } from '../../../src/api/routes/container/container-logs.js';
-import type { AttachTarget, ContainerStreamsBackend } from '../../../src/api/routes/container/streams-backend.js';
+import type { ContainerStreamsBackend } from '../../../src/api/routes/container/streams-backend.js';
 import { Router } from '../../../src/api/router.js';
 import { ApiServer } from '../../../src/api/server.js';
 import { frame } from '../../../src/api/streams/mux-writer.js';
-import { runAttach } from '../../../src/container/attach/attach-session.js';
+import { runAttach, type AttachContainer } from '../../../src/container/attach/attach-session.js';
 import { parseDetachKeys } from '../../../src/container/attach/detach-keys.js';
 import { readContainerLog } from '../../../src/container/logs/container-log.js';
 import { notFound } from '../../../src/errors.js';
@@ -21,21 +21,40 @@ import { request } from '../../helpers/http.js';
 import { ConmonFixture, type RunningContainer } from '../../helpers/conmon-fixture.js';
 
 const fixture = new ConmonFixture();
-const targets = new Map<string, AttachTarget>();
+/** What the container area would know of each container: where its log and attach socket are, and its run. */
+const targets = new Map<string, AttachContainer & { running: boolean }>();
 const events: string[] = [];
 
+function target(id: string): AttachContainer & { running: boolean } {
+  const t = targets.get(id);
+  if (!t) throw notFound(`No such container: ${id}`);
+  return t;
+}
+
+// the container area's sessions, over a conmon fixture instead of the service
 const backend: ContainerStreamsBackend = {
-  attachTarget: (id) => {
-    const t = targets.get(id);
-    if (!t) throw notFound(`No such container: ${id}`);
-    return t;
+  attach(id, req) {
+    const detachKeys = parseDetachKeys(req.detachKeys);
+    const container = target(id);
+    return {
+      tty: container.tty,
+      async run({ out, input, signal }) {
+        events.push(`attach ${id}`);
+        const outcome = await runAttach({ container, opts: { ...req, detachKeys }, out, input, signal });
+        if (outcome === 'detached') events.push(`detach ${id}`);
+      },
+    };
   },
-  logTarget: (id) => backend.attachTarget(id),
-  detachKeys: parseDetachKeys,
-  attach: (t, session) => runAttach({ ...session, container: { ...t, stdinOpen: t.openStdin } }),
-  readLog: (t, opts) => readContainerLog(t.logPath, opts),
-  attached: (id) => events.push(`attach ${id}`),
-  detached: (id) => events.push(`detach ${id}`),
+  logs(id, req) {
+    const container = target(id);
+    return {
+      tty: container.tty,
+      async run({ out, signal }) {
+        const entries = readContainerLog(container.logPath, { stdout: req.stdout, stderr: req.stderr, tail: req.tail, follow: req.follow && container.running, ended: container.ended, signal });
+        for await (const entry of entries) await out.write(entry.stream, req.timestamps ? Buffer.concat([Buffer.from(`${entry.time} `), entry.data]) : entry.data);
+      },
+    };
+  },
 };
 
 const socketPath = path.join(fixture.root, 'api.sock');
@@ -59,13 +78,12 @@ after(async () => {
 
 function register(name: string, c: RunningContainer, started: Promise<unknown>, running: boolean): void {
   targets.set(name, {
-    id: name,
     logPath: c.opts.logPath,
     tty: c.opts.terminal,
     attachSocketPath: c.started.attachSocketPath,
     ended: c.ended,
     started,
-    openStdin: c.opts.stdin,
+    stdinOpen: c.opts.stdin,
     stdinOnce: true,
     running,
   });

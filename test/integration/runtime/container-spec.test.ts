@@ -6,10 +6,11 @@ import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFile
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ContainerConfig, HostConfig } from '../../../src/container/config/types.js';
-import { buildContainerSpec, shmDirOf } from '../../../src/container/spec/build-spec.js';
+import { buildContainerSpec } from '../../../src/container/spec/build-spec.js';
 import { heldCapabilities, KNOWN_CAPABILITIES } from '../../../src/container/spec/capabilities.js';
 import { LocalVolumes } from '../../../src/container/spec/local-volumes.js';
 import type { JoinableContainer } from '../../../src/container/spec/namespaces.js';
+import { parseBind } from '../../../src/container/config/validate-mounts.js';
 import { resolveMountPoints, type MountPoint } from '../../../src/container/spec/resolve-mounts.js';
 import { isMountPoint, unmountShm } from '../../../src/container/spec/shm.js';
 import { copyImageContentToVolumes } from '../../../src/container/spec/volume-copy-up.js';
@@ -56,13 +57,15 @@ async function build(id: string, script: string, opts: RunOptions = {}) {
   const { config, hostConfig } = defaults(id, script, opts);
   const containerDir = path.join(dir, 'containers', id);
   mkdirSync(containerDir, { recursive: true });
-  shmDirs.add(shmDirOf(containerDir));
+  const shmDir = path.join(containerDir, 'mounts', 'shm');
+  shmDirs.add(shmDir);
   const spec = await buildContainerSpec({
     id,
     config,
     hostConfig,
     rootfsPath: opts.root ?? rootfs,
     containerDir,
+    shmDir,
     mountPoints: opts.mountPoints ?? [],
     lookup: opts.lookup ?? (() => undefined),
     cgroupParent: CGROUP_PARENT,
@@ -70,7 +73,7 @@ async function build(id: string, script: string, opts: RunOptions = {}) {
   const bundle = path.join(dir, 'bundles', id);
   mkdirSync(bundle, { recursive: true });
   writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(spec));
-  return { spec, bundle, containerDir };
+  return { spec, bundle, containerDir, shmDir };
 }
 
 /** Runs `sh -c script` in a container built from opts; its stdout, after checking it exited 0. */
@@ -153,7 +156,8 @@ describe('container spec', () => {
     writeFileSync(path.join(src, 'file'), 'from the host\n');
     const mountPoints = await resolveMountPoints({
       config: {},
-      hostConfig: { Binds: [`${src}:/mnt/src:ro`], Tmpfs: { '/run': 'size=1m,mode=700' } },
+      hostConfig: { Tmpfs: { '/run': 'size=1m,mode=700' } },
+      mounts: [parseBind(`${src}:/mnt/src:ro`)],
       volumes: new LocalVolumes(path.join(dir, 'volumes')),
       containers: () => undefined,
     });
@@ -191,15 +195,15 @@ describe('container spec', () => {
   });
 
   it('shares a shareable /dev/shm through a mount in the container directory', async () => {
-    const { containerDir } = await build('shareable', 'true', { hostConfig: { IpcMode: 'shareable', ShmSize: 8 * 1024 * 1024 } });
-    assert.ok(isMountPoint(shmDirOf(containerDir)));
+    const { shmDir } = await build('shareable', 'true', { hostConfig: { IpcMode: 'shareable', ShmSize: 8 * 1024 * 1024 } });
+    assert.ok(isMountPoint(shmDir));
     const out = await run('shareable-run', 'mount | grep " /dev/shm "', { hostConfig: { IpcMode: 'shareable', ShmSize: 8 * 1024 * 1024 } });
     assert.match(out, /^shm on \/dev\/shm type tmpfs \(rw,nosuid,nodev,noexec,relatime,size=8192k\)/);
   });
 
   it("copies the image's content into a new volume", async () => {
     const volumes = new LocalVolumes(path.join(dir, 'volumes'));
-    const mountPoints = await resolveMountPoints({ config: { Volumes: { '/etc': {} } }, hostConfig: {}, volumes, containers: () => undefined });
+    const mountPoints = await resolveMountPoints({ config: { Volumes: { '/etc': {} } }, hostConfig: {}, mounts: [], volumes, containers: () => undefined });
     assert.equal(mountPoints.length, 1);
     await copyImageContentToVolumes(rootfs, mountPoints);
     assert.equal(readFileSync(path.join(mountPoints[0].Source, 'passwd'), 'utf8'), readFileSync(path.join(rootfs, 'etc/passwd'), 'utf8'));

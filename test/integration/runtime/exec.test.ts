@@ -58,6 +58,11 @@ async function makeBundle(id: string, args: string[]): Promise<string> {
   return bundle;
 }
 
+/** The spec a container was made with, from its bundle (what berth's runner reads for an exec). */
+function specOf(id: string): OciSpec {
+  return JSON.parse(readFileSync(path.join(dir, 'bundles', id, 'config.json'), 'utf8')) as OciSpec;
+}
+
 function exec(req: ExecRequest, opts?: ExecOptions) {
   return runc.exec(ID, execProcess(spec, req), opts);
 }
@@ -83,7 +88,7 @@ before(async () => {
   dir = tempDir('berth-exec-');
   runc = new Runc({ stateDir: path.join(dir, 'state'), logDir: path.join(dir, 'logs'), timeoutMs: 10_000 });
   await startContainer(ID, ['sleep', '1000']);
-  spec = await runc.containerSpec(ID);
+  spec = specOf(ID);
 });
 
 after(async () => {
@@ -108,11 +113,6 @@ after(async () => {
 });
 
 describe('runc exec', () => {
-  it("reads the container's spec from its bundle", () => {
-    assert.deepEqual(spec.process.user, { uid: 1000, gid: 1000 });
-    assert.deepEqual(spec.process.args, ['sleep', '1000']);
-  });
-
   it("runs as the container's user, in its working directory, with its environment", async () => {
     const r = await exec({ args: ['sh', '-c', 'id; pwd; env | sort'] });
     assert.equal(r.exitCode, 0, r.stderr.toString());
@@ -229,7 +229,7 @@ describe('runc exec', () => {
     });
     conmons.push({ pid: started.conmonPid, id });
     await runc.start(id);
-    const s = await runc.containerSpec(id);
+    const s = specOf(id);
     const r = await runc.exec(id, execProcess(s, { args: ['id', '-u'] }));
     assert.deepEqual([r.exitCode, r.stdout.toString()], [0, '1000\n']);
     await assert.rejects(runc.exec(id, execProcess(s, { args: ['sleep', '100'] }), { timeoutMs: 300 }), /did not finish within 300 ms/);
@@ -242,7 +242,7 @@ describe('runc exec', () => {
   it('refuses an exec in a stopped container as a conflict', async () => {
     await startContainer('exec-stopped', ['true']);
     await until('the container to stop', () => runc.state('exec-stopped'), (s) => s.status === 'stopped');
-    const stoppedSpec = await runc.containerSpec('exec-stopped');
+    const stoppedSpec = specOf('exec-stopped');
     await assert.rejects(runc.exec('exec-stopped', execProcess(stoppedSpec, { args: ['id'] })), (err: RuntimeError) => err.kind === 'conflict');
   });
 });
@@ -251,7 +251,7 @@ describe('runc exec', () => {
 function runcProbe(id: string): HealthProbe {
   return async (cmd, timeoutMs, signal) => {
     const output = new LimitedOutput();
-    const r = await runc.exec(id, execProcess(await runc.containerSpec(id), { args: cmd }), { onOutput: (chunk) => output.write(chunk), timeoutMs, signal });
+    const r = await runc.exec(id, execProcess(specOf(id), { args: cmd }), { onOutput: (chunk) => output.write(chunk), timeoutMs, signal });
     return { exitCode: r.exitCode, output: output.toString() };
   };
 }

@@ -1,29 +1,17 @@
 // What the Container routes need from the engine.
-import type { ContainerRecord } from '../../../container/container-record.js';
+import type { CreateBehaviours } from '../../../container/config/create-behaviours.js';
 import type { WaitCondition, WaitResult } from '../../../container/container-service.js';
+import type { ContainerView } from '../../../container/container-view.js';
 import type { FilterArgs } from '../../../lib/filters.js';
-import type { ApiVersion } from '../../api-version.js';
 import type { ContainerArchiveBackend } from './archive-backend.js';
 import type { ContainerControlBackend } from './control-backend.js';
 import type { ContainerStreamsBackend } from './streams-backend.js';
 
-/** A container with what inspect and list show beside its record. */
-export interface ContainerView {
-  record: ContainerRecord;
-  logPath: string;
-  hostnamePath: string;
-  hostsPath: string;
-  resolvConfPath: string;
-  /** exec instances created or running in it */
-  execIds: string[];
-  graphDriver: { lowerDir: string; mergedDir: string; upperDir: string; workDir: string };
-  /** with size=1: bytes in the container's own layer, and with the image's */
-  sizeRw?: number;
-  sizeRootFs?: number;
-}
+export type { ContainerView } from '../../../container/container-view.js';
 
 export interface ContainerBackend extends ContainerStreamsBackend, ContainerArchiveBackend, ContainerControlBackend {
-  create(req: { body: unknown; name: string | undefined; api: ApiVersion }): Promise<{ id: string; warnings: string[] }>;
+  /** Decodes, checks and normalizes the body for the API version, and makes the container. */
+  create(req: { body: unknown; name: string | undefined; api: CreateBehaviours }): Promise<{ id: string; warnings: string[] }>;
   inspect(ref: string, opts: { size: boolean }): ContainerView;
   list(q: { all: boolean; limit: number; size: boolean; filters: FilterArgs }): ContainerView[];
   start(ref: string): Promise<void>;

@@ -1,5 +1,4 @@
 // HEAD, GET and PUT /containers/{id}/archive: docker cp's stat, copy out and copy in.
-import { pipeline } from 'node:stream/promises';
 import { queryBool } from '../../query.js';
 import type { Handler } from '../../router.js';
 import type { ContainerArchiveBackend } from './archive-backend.js';
@@ -16,9 +15,9 @@ export function containerArchiveInfo(backend: ContainerArchiveBackend): Handler 
 
 export function containerArchive(backend: ContainerArchiveBackend): Handler {
   return async (ctx) => {
-    const { stat, archive } = await backend.archivePath(ctx.params.id, ctx.query.get('path') ?? '');
-    ctx.res.writeHead(200, { 'Content-Type': 'application/x-tar', [STAT_HEADER]: stat });
-    await pipeline(archive, ctx.res, { signal: ctx.signal });
+    const session = await backend.archivePath(ctx.params.id, ctx.query.get('path') ?? '');
+    ctx.res.writeHead(200, { 'Content-Type': 'application/x-tar', [STAT_HEADER]: session.stat });
+    await session.run({ out: ctx.res, signal: ctx.signal });
   };
 }
 

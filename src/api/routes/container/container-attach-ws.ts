@@ -12,16 +12,19 @@ import type { ContainerStreamsBackend } from './streams-backend.js';
 
 export function containerAttachWebsocket(backend: ContainerStreamsBackend): Handler {
   return async (ctx) => {
-    const detachKeys = backend.detachKeys(ctx.query.get('detachKeys') ?? undefined);
-    const target = backend.attachTarget(ctx.params.id);
-    const opts = { stdin: true, stdout: true, stderr: true, stream: queryBool(ctx.query, 'stream'), logs: queryBool(ctx.query, 'logs'), detachKeys };
+    const session = backend.attach(ctx.params.id, {
+      stdin: true,
+      stdout: true,
+      stderr: true,
+      stream: queryBool(ctx.query, 'stream'),
+      logs: queryBool(ctx.query, 'logs'),
+      detachKeys: ctx.query.get('detachKeys') ?? undefined,
+    });
     const ws = await acceptWebSocket(ctx, { binary: ctx.api.has('attachWebsocketBinaryMessages') });
     if (ws === undefined) return;
     const out = { write: (_stream: 'stdout' | 'stderr', data: Buffer) => (data.length === 0 ? Promise.resolve() : ws.send(data)) };
     try {
-      backend.attached(target.id);
-      const outcome = await backend.attach(target, { opts, out, input: ws.input, signal: ctx.signal });
-      if (outcome === 'detached') backend.detached(target.id);
+      await session.run({ out, input: ws.input, signal: ctx.signal });
     } finally {
       await ws.close();
     }

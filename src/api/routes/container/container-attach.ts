@@ -9,22 +9,18 @@ import type { ContainerStreamsBackend } from './streams-backend.js';
 
 export function containerAttach(backend: ContainerStreamsBackend): Handler {
   return async (ctx) => {
-    const detachKeys = backend.detachKeys(ctx.query.get('detachKeys') ?? undefined);
-    const target = backend.attachTarget(ctx.params.id);
-    const opts = {
+    const session = backend.attach(ctx.params.id, {
       stdin: queryBool(ctx.query, 'stdin'),
       stdout: queryBool(ctx.query, 'stdout'),
       stderr: queryBool(ctx.query, 'stderr'),
       stream: queryBool(ctx.query, 'stream'),
       logs: queryBool(ctx.query, 'logs'),
-      detachKeys,
-    };
+      detachKeys: ctx.query.get('detachKeys') ?? undefined,
+    });
     const stream = hijack(ctx);
-    const out = new MuxWriter(stream.output, { tty: target.tty });
+    const out = new MuxWriter(stream.output, { tty: session.tty });
     try {
-      backend.attached(target.id);
-      const outcome = await backend.attach(target, { opts, out, input: stream.input, signal: ctx.signal });
-      if (outcome === 'detached') backend.detached(target.id);
+      await session.run({ out, input: stream.input, signal: ctx.signal });
     } catch (err) {
       await out.write('stdout', Buffer.from(`Error attaching: ${(err as Error).message}\n`)).catch(() => {});
       stream.end();

@@ -1,7 +1,7 @@
 // POST /containers/{id}/start, stop, restart, kill, pause, unpause and resize: 204 (resize 200) with
 // no body; the service's errors (304 for nothing to do, 409 for the wrong state) say the rest.
 import { invalidParameter } from '../../../errors.js';
-import { atoi } from '../../query.js';
+import { atoi, terminalSize } from '../../query.js';
 import type { Handler } from '../../router.js';
 import type { ContainerBackend } from './backend.js';
 
@@ -54,8 +54,7 @@ export function containerUnpause(backend: ContainerBackend): Handler {
 
 export function containerResize(backend: ContainerBackend): Handler {
   return async (ctx) => {
-    const height = atoi(ctx.query.get('h') ?? '');
-    const width = atoi(ctx.query.get('w') ?? '');
+    const { height, width } = terminalSize(ctx.query);
     await backend.resize(ctx.params.id, height, width);
     ctx.res.writeHead(200, { 'Content-Length': 0 }).end();
   };

@@ -1,6 +1,5 @@
 // GET /containers/{id}/stats: with stream (the default) one StatsJSON line a second until the
 // client leaves; without, one object (Content-Type application/json, as dockerd sets it only then).
-import { invalidParameter } from '../../../errors.js';
 import { queryBool } from '../../query.js';
 import type { Handler } from '../../router.js';
 import type { ContainerControlBackend } from './control-backend.js';
@@ -11,20 +10,23 @@ export function containerStats(backend: ContainerControlBackend): Handler {
     // dockerd's BoolValueOrDefault: absent is true, present is read as a bool
     const stream = !ctx.query.has('stream') || queryBool(ctx.query, 'stream');
     const oneShot = ctx.api.has('statsOneShot') && queryBool(ctx.query, 'one-shot');
-    // asked: a missing container's 404 comes first
-    const target = backend.statsTarget(ctx.params.id);
-    if (stream && oneShot) throw invalidParameter('cannot have stream=true and one-shot=true');
-    const frames = backend.statsFrames(target.id, { stream, oneShot, signal: ctx.signal });
+    const session = backend.stats(ctx.params.id, { stream, oneShot });
+    const encode = (frame: Parameters<typeof encodeStatsJson>[0]) => encodeStatsJson(frame, session.container);
     if (!stream) {
-      for await (const frame of frames) {
-        const text = encodeStatsJson(frame, target) + '\n';
-        ctx.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) }).end(text);
-      }
+      await session.run({
+        out: {
+          async write(frame) {
+            const text = encode(frame) + '\n';
+            ctx.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) }).end(text);
+          },
+        },
+        signal: ctx.signal,
+      });
       return;
     }
     const out = ctx.ndjson();
     try {
-      for await (const frame of frames) await out.writeLine(encodeStatsJson(frame, target));
+      await session.run({ out: { write: (frame) => out.writeLine(encode(frame)) }, signal: ctx.signal });
     } finally {
       out.end();
     }

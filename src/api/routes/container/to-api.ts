@@ -2,13 +2,12 @@
 // Docker's booleans come from the one status.
 import type { ContainerRecord, MountPoint } from '../../../container/container-record.js';
 import { humanDuration } from '../../../lib/human-duration.js';
-import type { ApiVersion } from '../../api-version.js';
 import type { ContainerView } from './backend.js';
 
-function stateFlags(r: ContainerRecord) {
-  const s = r.state.status;
+function stateFlags(v: ContainerView) {
+  const s = v.record.state.status;
   return {
-    running: s === 'running' || s === 'paused' || s === 'restarting',
+    running: v.running,
     paused: s === 'paused',
     restarting: s === 'restarting',
     dead: s === 'dead',
@@ -82,10 +81,10 @@ export function toContainerSummary(v: ContainerView, withSize: boolean) {
   };
 }
 
-export function toContainerInspect(v: ContainerView, withSize: boolean, _api: ApiVersion) {
+export function toContainerInspect(v: ContainerView, withSize: boolean) {
   const r = v.record;
   const s = r.state;
-  const flags = stateFlags(r);
+  const flags = stateFlags(v);
   const started = s.hasBeenStarted;
   return {
     Id: r.id,

@@ -15,19 +15,16 @@ const MAX_BODY_BYTES = 64 * 1024;
 export function execStart(backend: ExecBackend): Handler {
   return async (ctx) => {
     const { detach, tty } = parseStartBody(await readUpgradeBody(ctx, MAX_BODY_BYTES));
-    const instance = backend.claim(ctx.params.id);
     if (detach) {
-      const launch = backend.launch(instance);
-      // its outcome is recorded on the instance; a failure to start is this request's answer
-      launch.done.catch(() => {});
-      await launch.started;
+      await backend.startDetached(ctx.params.id);
       ctx.res.writeHead(200, { 'Content-Length': 0 }).end();
       return;
     }
+    const session = backend.start(ctx.params.id);
     const stream = hijack(ctx);
     const out = new MuxWriter(stream.output, { tty });
     try {
-      await backend.launch(instance, { out, input: stream.input, signal: ctx.signal }).done;
+      await session.run({ out, input: stream.input, signal: ctx.signal });
     } catch (err) {
       await out.write('stdout', Buffer.from(`${(err as Error).message}\r\n`)).catch(() => {});
       // a process that could not start is an answer; anything else is the daemon's failure, to be logged

@@ -1,7 +1,9 @@
 // The Exec area's operations.
 import type { Route } from '../../router.js';
 import type { ExecBackend } from './backend.js';
-import { containerExec, execInspect, execResize } from './exec-routes.js';
+import { containerExec } from './container-exec.js';
+import { execInspect } from './exec-inspect.js';
+import { execResize } from './exec-resize.js';
 import { execStart } from './exec-start.js';
 
 export function execRoutes(backend: ExecBackend): Route[] {

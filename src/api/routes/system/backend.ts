@@ -1,15 +1,13 @@
 // What the System routes need from the engine.
 import type { EngineEvent } from '../../../events/event.js';
-import type { FilterArgs } from '../../../lib/filters.js';
-import type { InfoFacts, VersionFacts } from '../../../system/system-service.js';
-
-export interface EventStream extends AsyncIterable<EngineEvent> {
-  close(): void;
-}
+import type { ItemSink, StreamSession } from '../../../lib/stream-session.js';
+import type { EventsRequest } from '../../../system/event-stream.js';
+import type { DataUsage, InfoFacts, VersionFacts } from '../../../system/system-service.js';
 
 export interface SystemBackend {
   version(): Promise<VersionFacts>;
   info(): Promise<InfoFacts>;
-  /** Past events matching the filters between since and until, and the live stream from now on. */
-  subscribeEvents(options: { sinceNanos?: bigint; untilNanos?: bigint; filters: FilterArgs }): { past: EngineEvent[]; live: EventStream };
+  /** Checks since and until (400); the session sends past events (when asked for) and live ones. */
+  events(req: EventsRequest): StreamSession<ItemSink<EngineEvent>>;
+  dataUsage(): DataUsage;
 }

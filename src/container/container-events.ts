@@ -1,0 +1,25 @@
+// Container events as dockerd publishes them: the container's labels, image and name (without its
+// slash) beside what the action adds (exitCode, signal, execID...).
+import type { EventBus } from '../events/event-bus.js';
+import type { ContainerRecord } from './container-record.js';
+import type { ContainerStore } from './container-store.js';
+
+export class ContainerEvents {
+  constructor(
+    private readonly bus: EventBus,
+    private readonly store: ContainerStore,
+  ) {}
+
+  publish(record: ContainerRecord, action: string, extra: Record<string, string> = {}): void {
+    this.bus.publish('container', action, {
+      id: record.id,
+      attributes: { ...(record.config.Labels ?? {}), image: record.config.Image ?? '', name: record.name.slice(1), ...extra },
+    });
+  }
+
+  /** For what happens to a container by ID (an exec, an attach); nothing once it is gone. */
+  publishById(id: string, action: string, extra: Record<string, string> = {}): void {
+    const record = this.store.byId(id);
+    if (record) this.publish(record, action, extra);
+  }
+}

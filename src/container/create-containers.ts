@@ -1,0 +1,61 @@
+// The containers area, wired: runc and conmon under the runner, the service and its exec
+// instances (health checks run as execs), recovery of what ran while the daemon was away, and the
+// operations the API serves. The records come loaded (create-container-store.ts), because images
+// must know before this who uses them.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { EventBus } from '../events/event-bus.js';
+import type { RootfsStore } from '../rootfs/rootfs-store.js';
+import { Runc } from '../runtime/runc.js';
+import { resolveCommand } from '../runtime/tool-path.js';
+import { ContainerArchive } from './archive/container-archive.js';
+import { daemonCreateLimits } from './config/create-limits.js';
+import { containerApi } from './container-api.js';
+import { ContainerEvents } from './container-events.js';
+import type { ContainerImages } from './container-images.js';
+import { containerInventory } from './container-inventory.js';
+import { ContainerRunner } from './container-runner.js';
+import { ContainerService } from './container-service.js';
+import type { ContainerRecords } from './create-container-store.js';
+import { execApi } from './exec/exec-api.js';
+import { ExecProcesses } from './exec/exec-processes.js';
+import { ExecService } from './exec/exec-service.js';
+import { joinableContainers } from './joinable-containers.js';
+import { RunSignals } from './run-signals.js';
+import { LocalVolumes } from './spec/local-volumes.js';
+
+export interface ContainersDeps {
+  dataRoot: string;
+  events: EventBus;
+  log: Logger;
+  records: ContainerRecords;
+  rootfs: RootfsStore;
+  images: ContainerImages;
+}
+
+export async function createContainers(deps: ContainersDeps) {
+  const { dataRoot, rootfs, images, log } = deps;
+  const { paths, store } = deps.records;
+  const runc = new Runc({ stateDir: paths.runcRoot, logDir: paths.runcLogDir });
+  const runcPath = resolveCommand('runc');
+  const events = new ContainerEvents(deps.events, store);
+  const runs = new RunSignals();
+  const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths) });
+  const processes = new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir });
+  const execs = new ExecService({ store, runs, events, runner, rootfs, processes, log });
+  const volumes = new LocalVolumes(path.join(dataRoot, 'volumes'));
+  const service = new ContainerService({ store, runner, rootfs, volumes, events, runs, health: execs, log });
+  await service.recover(deps.records.incomplete);
+
+  const viewDeps = { paths, rootfs, images, execIdsOf: (id: string) => execs.idsOf(id) };
+  const archive = new ContainerArchive({ rootfs, store, events });
+  return {
+    api: containerApi({ ...viewDeps, service, store, events, archive, limits: daemonCreateLimits(), dataRoot }),
+    execApi: execApi(execs),
+    /** the typed create path, for whatever makes containers besides the API */
+    service,
+    inventory: containerInventory(store, viewDeps),
+    /** Stops watching runs; the containers keep running under conmon. */
+    shutdown: () => service.shutdown(),
+  };
+}

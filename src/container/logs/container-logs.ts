@@ -1,0 +1,59 @@
+// GET /containers/{id}/logs as the container area serves it: the streams asked for and the
+// container are checked first (400, 404, and 501 for the `none` log driver, as dockerd), then the
+// times (400); the session then reads the log: to its end for a stopped container, following a
+// running one until its run ends. With timestamps, each record goes with its time (UTC, nine digits) and a space.
+import { invalidParameter, notImplemented } from '../../errors.js';
+import type { FrameSink, StreamSession } from '../../lib/stream-session.js';
+import { parseTimestampNanos } from '../../lib/timestamp.js';
+import type { ContainerPaths } from '../container-paths.js';
+import type { ContainerService } from '../container-service.js';
+import { hasProcess } from '../container-state.js';
+import { readContainerLog } from './container-log.js';
+
+export interface LogsRequest {
+  stdout: boolean;
+  stderr: boolean;
+  /** seconds since the epoch, with an optional fraction, as the query gives them */
+  since?: string;
+  until?: string;
+  /** the last this many records; all when undefined */
+  tail?: number;
+  follow: boolean;
+  timestamps: boolean;
+}
+
+/** The client's framing follows the container's TTY (raw, or stdcopy frames). */
+export interface LogsSession extends StreamSession<FrameSink> {
+  tty: boolean;
+}
+
+export function containerLogs(deps: { service: ContainerService; paths: ContainerPaths }, ref: string, req: LogsRequest): LogsSession {
+  if (!req.stdout && !req.stderr) throw invalidParameter('Bad parameters: you must choose at least one stream');
+  const record = deps.service.get(ref);
+  // the log is still kept (attach follows it), but as with dockerd, a `none` driver has nothing to read
+  if (record.hostConfig.LogConfig?.Type === 'none') throw notImplemented('configured logging driver does not support reading');
+  const sinceNs = parseTimestampNanos('since', req.since ?? null);
+  const untilNs = parseTimestampNanos('until', req.until ?? null);
+  const id = record.id;
+  // a stopped container's log is read to its end, as dockerd
+  const follow = req.follow && hasProcess(record.state.status);
+  const ended = deps.service.currentOrNextRunEnded(id);
+  return {
+    tty: record.config.Tty === true,
+    async run({ out, signal }) {
+      const entries = readContainerLog(deps.paths.log(id), {
+        stdout: req.stdout,
+        stderr: req.stderr,
+        sinceNs,
+        untilNs,
+        tail: req.tail,
+        follow,
+        ended,
+        signal,
+      });
+      for await (const entry of entries) {
+        await out.write(entry.stream, req.timestamps ? Buffer.concat([Buffer.from(`${entry.time} `), entry.data]) : entry.data);
+      }
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// The system area: the daemon's identity and settings, the host's facts, what the data root holds
+// and the event stream, for /version, /info, /system/df and /events.
+import { listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
+import type { EventBus } from '../events/event-bus.js';
+import { loadEngineId } from './engine-id.js';
+import { SystemService, type ContainerInventory, type ImageInventory } from './system-service.js';
+
+export function createSystem(deps: { config: DaemonConfig; events: EventBus; inventories: { images: ImageInventory; containers: ContainerInventory } }) {
+  const { config } = deps;
+  const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
+  const service = new SystemService({
+    engineId: loadEngineId(config.dataRoot),
+    dataRoot: config.dataRoot,
+    events: deps.events,
+    settings: { debug: config.debug, labels: config.labels },
+    inventories: deps.inventories,
+    startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
+  });
+  return {
+    api: service,
+    /** Takes what SIGHUP reloaded: the settings /info reports, with the reload event. */
+    reload: (next: DaemonConfig) => service.reload({ debug: next.debug, labels: next.labels }),
+  };
+}
