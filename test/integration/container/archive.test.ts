@@ -152,6 +152,23 @@ describe('container archive (docker cp)', () => {
     assert.equal(readFileSync(path.join(upper, 'tmp', 'ow'), 'utf8'), 'file');
   });
 
+  test('docker cp in: a fifo and device nodes are made with their modes, numbers and owners', async () => {
+    const special = await tarOf([
+      { name: 'sp', type: 'directory' },
+      { name: 'sp/fifo', type: 'fifo', mode: 0o640, uid: 7, gid: 8 },
+      { name: 'sp/null', type: 'character-device', mode: 0o666, devmajor: 1, devminor: 3 },
+      { name: 'sp/loop', type: 'block-device', mode: 0o600, devmajor: 7, devminor: 0 },
+    ]);
+    assert.equal((await d.request('PUT', '/containers/cp1/archive?path=/tmp', { body: special })).status, 200);
+    const at = (name: string) => lstatSync(path.join(upper, 'tmp', 'sp', name));
+    assert.ok(at('fifo').isFIFO());
+    assert.deepEqual([at('fifo').mode & 0o7777, at('fifo').uid, at('fifo').gid], [0o640, 7, 8]);
+    assert.ok(at('null').isCharacterDevice());
+    assert.deepEqual([at('null').mode & 0o7777, at('null').rdev], [0o666, (1 << 8) | 3]);
+    assert.ok(at('loop').isBlockDevice());
+    assert.equal(at('loop').rdev, 7 << 8);
+  });
+
   test('escapes stay in the container: a link to /, `../` names, absolute names, a link then a file through it, hard links out', async () => {
     const name = `berth-escape-${tag}`;
     const src = path.join(work, name);
