@@ -126,6 +126,13 @@ describe('pipeThroughCommand', () => {
     await commandError(text(refused), { message: 'sh: nope', exitCode: 2 });
   });
 
+  it('fails with what mapError makes of the CommandError', async () => {
+    const out = pipeThroughCommand(Readable.from(['x']), 'sh', ['-c', 'echo corrupt >&2; exit 1'], {
+      mapError: (err) => new Error(`invalid data: ${err.message}`, { cause: err }),
+    });
+    await assert.rejects(text(out), { message: 'invalid data: sh: corrupt' });
+  });
+
   it("fails with the source's error", async () => {
     const source = new Readable({ read() {} });
     const out = pipeThroughCommand(source, 'cat', []);

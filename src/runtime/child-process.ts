@@ -117,14 +117,21 @@ export async function runCommand(file: string, args: readonly string[], opts: Co
   }
 }
 
+export interface FilterOptions {
+  /** what the stream fails with instead of the command's CommandError (a caller's own kind or wording) */
+  mapError?: (err: CommandError) => Error;
+}
+
 /**
  * `source` through a filter command (stdin to stdout) as a stream, with no time limit: a
  * decompressor over a layer of gigabytes. The stream ends once the command exits 0 and fails with
- * a CommandError otherwise, or with the source's error; destroying it kills the command.
+ * a CommandError otherwise (mapped by `mapError`), or with the source's error; destroying it kills
+ * the command.
  */
-export function pipeThroughCommand(source: Readable, file: string, args: readonly string[]): Readable {
+export function pipeThroughCommand(source: Readable, file: string, args: readonly string[], opts: FilterOptions = {}): Readable {
   const child = spawn(file, args, { stdio: 'pipe' });
   const out = new PassThrough();
+  const fail = (err: CommandError) => out.destroy(opts.mapError?.(err) ?? err);
   const stderr = new CappedOutput(STREAM_STDERR_BYTES);
   child.stderr.on('data', (chunk: Buffer) => stderr.add(chunk));
   // the first end to fail decides (the pipeline then fails the other with the same error):
@@ -136,11 +143,11 @@ export function pipeThroughCommand(source: Readable, file: string, args: readonl
     if (failedFirst !== 'command') out.destroy(err);
   });
   child.stdout.pipe(out, { end: false });
-  child.once('error', (err) => out.destroy(notStarted(file, err)));
+  child.once('error', (err) => fail(notStarted(file, err)));
   child.once('close', (exitCode: number | null, signal: NodeJS.Signals | null) => {
     if (out.destroyed) return;
     if (exitCode === 0) out.end();
-    else out.destroy(exitError(file, { exitCode, signal, stderr: stderr.text(), timedOut: false }));
+    else fail(exitError(file, { exitCode, signal, stderr: stderr.text(), timedOut: false }));
   });
   out.once('close', () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -1,10 +1,10 @@
 // Layers come uncompressed, gzip'd or zstd'd; which one is told by the first bytes, as Docker does.
 // Node 20 has gzip but not zstd, so zstd goes through Debian's zstd command.
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { invalidParameter } from '../../errors.js';
-import { CommandError, pipeThroughCommand } from '../../runtime/child-process.js';
+import { pipeThroughCommand } from '../../runtime/child-process.js';
 
 const GZIP = Buffer.from([0x1f, 0x8b, 0x08]);
 const ZSTD = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
@@ -29,13 +29,11 @@ function through<T extends NodeJS.ReadWriteStream & Readable>(source: Readable, 
   return transform;
 }
 
-/** zstd refusing its input is the data's fault (a client error); not running at all is the machine's. */
 function zstdDecompress(source: Readable): Readable {
-  const out = new PassThrough();
-  pipeline(pipeThroughCommand(source, 'zstd', ['-d', '-c', '-q']), out).catch((err: Error) => {
-    out.destroy(err instanceof CommandError && err.exitCode !== null ? invalidParameter(`invalid zstd layer: ${err.message}`, err) : err);
+  return pipeThroughCommand(source, 'zstd', ['-d', '-c', '-q'], {
+    // zstd refusing its input is the data's fault (a client error); zstd not running at all is the machine's
+    mapError: (err) => (err.exitCode === null ? err : invalidParameter(`invalid zstd layer: ${err.message}`, err)),
   });
-  return out;
 }
 
 async function peek(source: Readable, n: number): Promise<Buffer> {
