@@ -1,14 +1,14 @@
 // Overlay mounts through mount(8) and umount(8) (Node has no mount API), and the mount table as
 // /proc/self/mountinfo shows it. mount(2) copies its option string into one page, NUL included:
 // options longer than a page less one byte cannot be given (dockerd's overlay2 Get checks the same).
-import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { EngineError } from '../errors.js';
+import { pageSizeBytes } from '../lib/page-size.js';
+import { CommandError, runCommand } from '../runtime/child-process.js';
 import { toBytePath, type BytePath } from './byte-path.js';
 
-const execFileAsync = promisify(execFile);
-const COMMAND_TIMEOUT_MS = 60_000;
+/** mount(8) and umount(8) speak English: their messages are matched ("busy") */
+const C_LOCALE = { ...process.env, LC_ALL: 'C' };
 
 /**
  * Options berth always gives. Its changes and its commits read the upper directory alone, which
@@ -33,27 +33,17 @@ export function isPlainOptionPath(path: string): boolean {
   return !/[,:\\]/.test(path);
 }
 
-let pageSizeBytes: number | undefined;
-
 /** The longest option string mount(2) takes: a page, less its terminating NUL. */
 export function mountOptionsLimit(): number {
-  if (pageSizeBytes === undefined) {
-    try {
-      pageSizeBytes = Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim());
-    } catch {
-      pageSizeBytes = Number.NaN;
-    }
-    if (!Number.isInteger(pageSizeBytes) || pageSizeBytes < 4096) pageSizeBytes = 4096;
-  }
-  return pageSizeBytes - 1;
+  return pageSizeBytes() - 1;
 }
 
 /** Mounts an overlay on `target`; relative paths in `options` and `target` are taken from `cwd`. */
 export async function mountOverlay(options: string, target: string, cwd: string): Promise<void> {
   try {
-    await execFileAsync('mount', ['-t', 'overlay', '-o', options, 'overlay', target], commandOptions(cwd));
+    await runCommand('mount', ['-t', 'overlay', '-o', options, 'overlay', target], { cwd, env: C_LOCALE });
   } catch (err) {
-    throw new EngineError('system', `cannot mount the overlay on ${target}: ${commandError(err)}`, { cause: err });
+    throw new EngineError('system', `cannot mount the overlay on ${target}: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -63,17 +53,16 @@ export async function mountOverlay(options: string, target: string, cwd: string)
  */
 export async function unmountPath(target: string): Promise<'unmounted' | 'detached'> {
   try {
-    await execFileAsync('umount', [target], commandOptions('/'));
+    await runCommand('umount', [target], { cwd: '/', env: C_LOCALE });
     return 'unmounted';
   } catch (err) {
-    const message = commandError(err);
-    if (!/busy/i.test(message)) throw new EngineError('system', `cannot unmount ${target}: ${message}`, { cause: err });
+    if (!(err instanceof CommandError && /busy/i.test(err.stderr))) throw new EngineError('system', `cannot unmount ${target}: ${(err as Error).message}`, { cause: err });
   }
   try {
-    await execFileAsync('umount', ['-l', target], commandOptions('/'));
+    await runCommand('umount', ['-l', target], { cwd: '/', env: C_LOCALE });
     return 'detached';
   } catch (err) {
-    throw new EngineError('system', `cannot unmount ${target}: ${commandError(err)}`, { cause: err });
+    throw new EngineError('system', `cannot unmount ${target}: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -92,13 +81,4 @@ export function mountPoints(): BytePath[] {
     if (point !== undefined) points.push(point.replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8))));
   }
   return points;
-}
-
-function commandOptions(cwd: string) {
-  return { cwd, timeout: COMMAND_TIMEOUT_MS, env: { ...process.env, LC_ALL: 'C' } };
-}
-
-function commandError(err: unknown): string {
-  const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim();
-  return stderr || (err as Error).message;
 }

@@ -2,17 +2,17 @@
 // tree (-R) or for a batch of files, rather than once a file. Its dump names each file on a
 // `# file: PATH` line and each attribute as `NAME=0xHEX`; in both, getfattr writes a backslash, a
 // newline, a carriage return (and `=` in a name) as a three-digit octal escape, other bytes as they are.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { EngineError } from '../errors.js';
+import { CommandError, runCommand } from '../runtime/child-process.js';
 import { argumentPath, type BytePath } from './byte-path.js';
 
 /** attribute name → value */
 export type Xattrs = Map<string, Buffer>;
 
-const execFileAsync = promisify(execFile);
 /** bytes of file arguments per getfattr run, well under the kernel's limit for a command line */
 const ARGUMENT_BUDGET = 96 * 1024;
+/** a walk of a large tree on a slow disk */
+const GETFATTR_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * The attributes matching `pattern` (a getfattr -m regular expression; '-' for all) of `root` and
@@ -79,15 +79,18 @@ function argument(file: BytePath): string {
 
 async function getfattr(args: string[]): Promise<string> {
   try {
-    const { stdout } = await execFileAsync('getfattr', args, { encoding: 'latin1', maxBuffer: 1024 * 1024 * 1024, env: { ...process.env, LC_ALL: 'C' } });
-    return stdout;
-  } catch (err) {
-    const failure = err as { code?: unknown; stdout?: string; stderr?: string };
-    const stderr = String(failure.stderr ?? '').trim();
+    const r = await runCommand('getfattr', args, {
+      timeoutMs: GETFATTR_TIMEOUT_MS,
+      maxBufferBytes: 1024 * 1024 * 1024,
+      env: { ...process.env, LC_ALL: 'C' },
+      allowExitCodes: [1],
+    });
     // getfattr exits 1 when a file went away during a walk (a running container's temporary
     // files): what it read of the others is still good
-    const problems = stderr.split('\n').filter((line) => line !== '' && !/No such file or directory$/.test(line));
-    if (failure.code === 1 && failure.stdout !== undefined && problems.length === 0) return failure.stdout;
-    throw new EngineError('system', `cannot read extended attributes: getfattr: ${stderr || (err as Error).message}`, { cause: err });
+    const problems = r.stderr.split('\n').filter((line) => line !== '' && !/No such file or directory$/.test(line));
+    if (r.exitCode === 1 && problems.length > 0) throw new CommandError('getfattr', problems[0], { exitCode: 1, signal: null, stderr: r.stderr, timedOut: false });
+    return r.stdout.toString('latin1');
+  } catch (err) {
+    throw new EngineError('system', `cannot read extended attributes: ${(err as Error).message}`, { cause: err });
   }
 }

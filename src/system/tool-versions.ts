@@ -1,5 +1,5 @@
 // The versions of the programs berth runs containers with, as `runc --version` and `conmon --version` print them.
-import { execFile } from 'node:child_process';
+import { runCommand } from '../runtime/child-process.js';
 
 export interface ToolVersion {
   name: string;
@@ -8,6 +8,7 @@ export interface ToolVersion {
 }
 
 const TOOLS = ['runc', 'conmon'];
+const VERSION_TIMEOUT_MS = 5000;
 
 /** Installed tools only; a tool that is missing or fails to answer is left out. */
 export async function readToolVersions(): Promise<ToolVersion[]> {
@@ -15,13 +16,10 @@ export async function readToolVersions(): Promise<ToolVersion[]> {
   return found.filter((t): t is ToolVersion => t !== undefined);
 }
 
-function readToolVersion(name: string): Promise<ToolVersion | undefined> {
-  return new Promise((resolve) => {
-    execFile(name, ['--version'], { timeout: 5000 }, (err, stdout) => {
-      if (err) return resolve(undefined);
-      const version = /version\s+(\S+)/.exec(stdout)?.[1];
-      const commit = /^commit:\s*(\S+)/m.exec(stdout)?.[1] ?? '';
-      resolve(version ? { name, version, commit } : undefined);
-    });
-  });
+async function readToolVersion(name: string): Promise<ToolVersion | undefined> {
+  // a tool that cannot say finds no version in ''
+  const stdout = await runCommand(name, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS }).then((r) => r.stdout.toString(), () => '');
+  const version = /version\s+(\S+)/.exec(stdout)?.[1];
+  const commit = /^commit:\s*(\S+)/m.exec(stdout)?.[1] ?? '';
+  return version ? { name, version, commit } : undefined;
 }

@@ -11,7 +11,6 @@
 // Speed: consecutive entries of one directory share its resolved descriptor (until an entry could
 // change how paths resolve); the slow calls (removing a file, creating one, writing it) run in
 // libuv's pool, in the same order, while the event loop goes on reading the archive ahead.
-import { execFileSync } from 'node:child_process';
 import { closeSync, constants, fchmodSync, fchownSync, futimesSync, lchownSync, linkSync, lutimesSync, mkdirSync, open, openSync, symlinkSync, writev } from 'node:fs';
 import { open as openHandle, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +20,7 @@ import { extract, type Header } from 'tar-stream';
 import { EngineError } from '../../errors.js';
 import { cleanArchivePath } from '../../image/archive/safe-path.js';
 import { displayPath, fsPath, toBytePath, type BytePath } from '../../rootfs/byte-path.js';
+import { runCommand } from '../../runtime/child-process.js';
 import { selfPath, type DirHandle, type ScopedRoot } from './scoped-root.js';
 
 export interface ExtractOptions {
@@ -138,7 +138,9 @@ class Extractor {
         case 'block-device': {
           // Node has no mknod(2); the command reaches the parent through berthd's own descriptor table
           const kind = header.type === 'fifo' ? ['p'] : [header.type === 'block-device' ? 'b' : 'c', String(header.devmajor ?? 0), String(header.devminor ?? 0)];
-          execFileSync('mknod', ['-m', mode.toString(8), `/proc/${process.pid}/fd/${parent.fd}/${displayPath(name)}`, ...kind]);
+          await runCommand('mknod', ['-m', mode.toString(8), `/proc/${process.pid}/fd/${parent.fd}/${displayPath(name)}`, ...kind]).catch((err: Error) => {
+            throw failure(err.message);
+          });
           lchownSync(fsPath(at), uid, gid);
           break;
         }

@@ -1,23 +1,20 @@
 // The /dev/shm of a container whose IPC others may join (IpcMode shareable): a tmpfs in the
 // container's own directory, bind-mounted into it and into its joiners, as dockerd's setupIpcDirs
 // mounts it (mode 1777, the ShmSize, nosuid, nodev, noexec).
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { runCommand } from '../../runtime/child-process.js';
 
 /** Mounts the tmpfs at dir (created if missing) unless it is mounted already. */
 export async function mountShm(dir: string, sizeBytes: number): Promise<void> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (isMountPoint(dir)) return;
-  await run('mount', ['-t', 'tmpfs', '-o', `mode=1777,size=${sizeBytes},nosuid,nodev,noexec`, 'shm', dir]);
+  await runCommand('mount', ['-t', 'tmpfs', '-o', `mode=1777,size=${sizeBytes},nosuid,nodev,noexec`, 'shm', dir]);
 }
 
 /** Unmounts it (lazily: a joiner may still hold it); nothing when it is not mounted. */
 export async function unmountShm(dir: string): Promise<void> {
   if (!isMountPoint(dir)) return;
-  await run('umount', ['-l', dir]);
+  await runCommand('umount', ['-l', dir]);
 }
 
 /** Whether dir is a mount point in this mount namespace (/proc/self/mountinfo's fifth field, octal escapes decoded). */

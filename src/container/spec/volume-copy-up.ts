@@ -2,13 +2,13 @@
 // populateVolumes does at create (v20.10 container.CopyImagePathContent, copyExistingContents):
 // only into an empty volume, with owners, modes, times, links and xattrs kept, and the volume's
 // own directory then given the owner and mode of the image's.
-import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, readdirSync, statSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { runCommand } from '../../runtime/child-process.js';
 import { resolveInRoot } from './in-root-path.js';
 import type { MountPoint } from './resolve-mounts.js';
 
-const run = promisify(execFile);
+/** an image's directory of gigabytes on a slow disk; a copy that hangs still ends */
+const COPY_TIMEOUT_MS = 30 * 60_000;
 
 /** Copies into each volume marked copyData; the caller runs it once, with the container's root filesystem mounted at rootfs. */
 export async function copyImageContentToVolumes(rootfs: string, mountPoints: readonly MountPoint[]): Promise<void> {
@@ -25,7 +25,7 @@ export async function copyImageContentToVolumes(rootfs: string, mountPoints: rea
     if (readdirSync(m.Source).length > 0) continue;
     if (readdirSync(source).length > 0) {
       // cp -a keeps what tar would: owners, modes, times, links, xattrs
-      await run('cp', ['-a', '--', `${source}/.`, `${m.Source}/`]);
+      await runCommand('cp', ['-a', '--', `${source}/.`, `${m.Source}/`], { timeoutMs: COPY_TIMEOUT_MS });
     }
     chownSync(m.Source, st.uid, st.gid);
     chmodSync(m.Source, st.mode & 0o7777);

@@ -1,5 +1,4 @@
 // GET /containers/{id}/top: the host's ps, filtered to the container's processes (ps-output.ts).
-import { EngineError } from '../../errors.js';
 import { runHostPs } from '../../runtime/host-ps.js';
 import { DEFAULT_PS_ARGS, parsePsOutput, psPidsArg, splitPsArgs, validatePsArgs, type TopResult } from './ps-output.js';
 
@@ -12,12 +11,7 @@ export async function containerTop(psArgs: string, containerPids: () => Promise<
   validatePsArgs(argsText);
   const pids = await containerPids();
   const args = splitPsArgs(argsText);
-  let r = await runHostPs([...args, psPidsArg(pids)]);
   // some options (f, for one) can't go with -q: dockerd tries once more without it
-  if (r.code !== 0) r = await runHostPs(args);
-  if (r.code !== 0) {
-    const firstLine = r.stderr.split('\n')[0];
-    throw new EngineError('system', `ps: ${firstLine || r.error || `exit status ${r.code}`}`);
-  }
-  return parsePsOutput(r.stdout, pids);
+  const stdout = await runHostPs([...args, psPidsArg(pids)]).catch(() => runHostPs(args));
+  return parsePsOutput(stdout, pids);
 }

@@ -13,15 +13,14 @@
 // what may be a link. A hard link may name a file of a parent layer: that file is copied up first.
 // Parent directories the archive does not list are made like the parent layers' (dockerd makes them
 // 0755 root:root, which changes the merged directory; dockerd's own layers always list them).
-import { execFile } from 'node:child_process';
 import { closeSync, constants, fchmodSync, fchownSync, futimesSync, lstatSync, openSync, readdirSync, writeSync, type Stats } from 'node:fs';
 import { chmod, copyFile, lchown, link, lstat, lutimes, mkdir, readlink, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
 import { extract, type Header } from 'tar-stream';
 import { EngineError, invalidParameter } from '../../errors.js';
+import { runCommand } from '../../runtime/child-process.js';
 import { PaxXattrScanner } from './pax-xattrs.js';
 import { cleanArchivePath, lstatNoFollow, lstatOrUndefined, parentsOf } from './safe-path.js';
 
@@ -85,8 +84,6 @@ const ENTRY_TYPES = new Set(['file', 'contiguous-file', 'directory', 'symlink', 
 const MAX_ID = 0xfffffffe;
 /** errors of the file system that a malformed archive causes, rather than the machine */
 const ARCHIVE_FAULTS = new Set(['ENAMETOOLONG', 'EEXIST', 'ENOTDIR', 'EISDIR', 'ELOOP', 'EMLINK', 'EINVAL', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_TYPE', 'ERR_OUT_OF_RANGE']);
-
-const execFileAsync = promisify(execFile);
 
 class LayerApplier {
   /** paths (relative to the root) checked or made to be real directories in this layer */
@@ -404,7 +401,7 @@ class LayerApplier {
 
   private async mknod(file: string, kind: 'c' | 'b' | 'p', mode: number, major: number, minor: number): Promise<void> {
     const numbers = kind === 'p' ? [] : [String(major), String(minor)];
-    await run('/usr/bin/mknod', ['-m', mode.toString(8).padStart(4, '0'), '--', file, kind, ...numbers], this.signal);
+    await runCommand('/usr/bin/mknod', ['-m', mode.toString(8).padStart(4, '0'), '--', file, kind, ...numbers], { signal: this.signal });
   }
 
   private async setXattrs(file: string, xattrs: Array<[string, Buffer]>, name: string): Promise<void> {
@@ -502,39 +499,22 @@ function splitDevice(rdev: number): { major: number; minor: number } {
   return { major: Number(major), minor: Number(minor) };
 }
 
-async function run(command: string, args: string[], signal: AbortSignal | undefined): Promise<string> {
-  try {
-    const { stdout } = await execFileAsync(command, args, { signal, encoding: 'latin1', maxBuffer: 64 * 1024 * 1024 });
-    return stdout;
-  } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    const stderr = String((err as { stderr?: string }).stderr ?? '').trim();
-    throw new Error(`${path.basename(command)} failed: ${stderr || (err as Error).message}`, { cause: err });
-  }
-}
-
 /** `setfattr -h`: on the path itself, a symbolic link included. */
 async function setXattr(file: string, attr: string, value: Buffer, signal: AbortSignal | undefined): Promise<void> {
-  await run('setfattr', ['-h', '-n', attr, '-v', `0x${value.toString('hex')}`, '--', file], signal);
+  await runCommand('setfattr', ['-h', '-n', attr, '-v', `0x${value.toString('hex')}`, '--', file], { signal });
 }
 
 async function readXattr(file: string, attr: string, signal: AbortSignal | undefined): Promise<Buffer | undefined> {
-  try {
-    // --only-values prints the value's bytes as they are
-    const out = await execFileAsync('getfattr', ['-h', '--absolute-names', '--only-values', '-n', attr, '--', file], { signal, encoding: 'latin1' });
-    return Buffer.from(out.stdout, 'latin1');
-  } catch (err) {
-    // getfattr exits 1 when the file has no such attribute
-    if ((err as { code?: unknown }).code === 1 && !signal?.aborted) return undefined;
-    throw err;
-  }
+  // --only-values prints the value's bytes as they are; getfattr exits 1 when the file has no such attribute
+  const r = await runCommand('getfattr', ['-h', '--absolute-names', '--only-values', '-n', attr, '--', file], { signal, allowExitCodes: [1] });
+  return r.exitCode === 1 ? undefined : r.stdout;
 }
 
 /** All extended attributes of a file of a parent layer, but overlayfs' own. */
 async function readXattrs(file: string, signal: AbortSignal | undefined): Promise<Array<[string, Buffer]>> {
-  const out = await run('getfattr', ['-h', '--absolute-names', '-d', '-m', '-', '-e', 'hex', '--', file], signal);
+  const out = await runCommand('getfattr', ['-h', '--absolute-names', '-d', '-m', '-', '-e', 'hex', '--', file], { signal });
   const xattrs: Array<[string, Buffer]> = [];
-  for (const line of out.split('\n')) {
+  for (const line of out.stdout.toString('latin1').split('\n')) {
     const match = /^([^#=][^=]*)=0x([0-9a-f]*)$/.exec(line);
     if (match && !match[1].startsWith(OVERLAY_XATTR_PREFIX)) xattrs.push([match[1], Buffer.from(match[2], 'hex')]);
   }

@@ -1,10 +1,10 @@
 // Layers come uncompressed, gzip'd or zstd'd; which one is told by the first bytes, as Docker does.
 // Node 20 has gzip but not zstd, so zstd goes through Debian's zstd command.
-import { spawn } from 'node:child_process';
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { invalidParameter } from '../../errors.js';
+import { pipeThroughCommand } from '../../runtime/child-process.js';
 
 const GZIP = Buffer.from([0x1f, 0x8b, 0x08]);
 const ZSTD = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
@@ -30,18 +30,10 @@ function through<T extends NodeJS.ReadWriteStream & Readable>(source: Readable, 
 }
 
 function zstdDecompress(source: Readable): Readable {
-  const child = spawn('zstd', ['-d', '-c', '-q'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const out = new PassThrough();
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  pipeline(source, child.stdin).catch((err: Error) => out.destroy(err));
-  child.stdout.pipe(out, { end: false });
-  child.on('close', (code) => {
-    if (code === 0) out.end();
-    else out.destroy(invalidParameter(`invalid zstd layer: ${stderr.trim() || `zstd exited with ${code}`}`));
+  return pipeThroughCommand(source, 'zstd', ['-d', '-c', '-q'], {
+    // zstd refusing its input is the data's fault (a client error); zstd not running at all is the machine's
+    mapError: (err) => (err.exitCode === null ? err : invalidParameter(`invalid zstd layer: ${err.message}`, err)),
   });
-  child.on('error', (err) => out.destroy(err));
-  return out;
 }
 
 async function peek(source: Readable, n: number): Promise<Buffer> {

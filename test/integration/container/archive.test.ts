@@ -3,6 +3,7 @@
 // inside the container (links to /, crafted tars with `../`, absolute names, a link then a file
 // through it, hard links out).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -123,7 +124,7 @@ describe('container archive (docker cp)', () => {
     assert.match(missing.stderr, /Could not find the file \/d\/nope in container cp1/);
   });
 
-  test('docker cp in: a file and a directory into a running container; a missing parent is 404, a file destination 500', async () => {
+  test('docker cp in: a file and a directory into a running container; a missing parent is 404, a file destination 500; gzip and zstd archives, a corrupt one 400', async () => {
     const src = path.join(work, 'in');
     mkdirSync(path.join(src, 'dir'), { recursive: true });
     writeFileSync(path.join(src, 'f'), 'file\n');
@@ -140,6 +141,13 @@ describe('container archive (docker cp)', () => {
     const gz = await d.request('PUT', '/containers/cp1/archive?path=/tmp', { body: await import('node:zlib').then(async (z) => z.gzipSync(await tarOf([{ name: 'gz', content: 'z' }]))) });
     assert.equal(gz.status, 200);
     assert.equal(readFileSync(path.join(upper, 'tmp', 'gz'), 'utf8'), 'z');
+    const zstd = await d.request('PUT', '/containers/cp1/archive?path=/tmp', { body: execFileSync('zstd', ['-q', '-c'], { input: await tarOf([{ name: 'zst', content: 's' }]) }) });
+    assert.equal(zstd.status, 200);
+    assert.equal(readFileSync(path.join(upper, 'tmp', 'zst'), 'utf8'), 's');
+    // zstd refusing the data is the client's error
+    const corrupt = await d.request('PUT', '/containers/cp1/archive?path=/tmp', { body: Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), randomBytes(64)]) });
+    assert.equal(corrupt.status, 400);
+    assert.match(json(corrupt.body).message as string, /^invalid zstd layer: zstd: /);
   });
 
   test('noOverwriteDirNonDir refuses a file over a directory with dockerd message; without it the file replaces it', async () => {
@@ -150,6 +158,23 @@ describe('container archive (docker cp)', () => {
     assert.equal(json(refused.body).message, 'Error processing tar file(exit status 1): cannot overwrite directory "/tmp/ow" with non-directory "/tmp"');
     assert.equal((await d.request('PUT', '/containers/cp1/archive?path=/tmp', { body: over })).status, 200);
     assert.equal(readFileSync(path.join(upper, 'tmp', 'ow'), 'utf8'), 'file');
+  });
+
+  test('docker cp in: a fifo and device nodes are made with their modes, numbers and owners', async () => {
+    const special = await tarOf([
+      { name: 'sp', type: 'directory' },
+      { name: 'sp/fifo', type: 'fifo', mode: 0o640, uid: 7, gid: 8 },
+      { name: 'sp/null', type: 'character-device', mode: 0o666, devmajor: 1, devminor: 3 },
+      { name: 'sp/loop', type: 'block-device', mode: 0o600, devmajor: 7, devminor: 0 },
+    ]);
+    assert.equal((await d.request('PUT', '/containers/cp1/archive?path=/tmp', { body: special })).status, 200);
+    const at = (name: string) => lstatSync(path.join(upper, 'tmp', 'sp', name));
+    assert.ok(at('fifo').isFIFO());
+    assert.deepEqual([at('fifo').mode & 0o7777, at('fifo').uid, at('fifo').gid], [0o640, 7, 8]);
+    assert.ok(at('null').isCharacterDevice());
+    assert.deepEqual([at('null').mode & 0o7777, at('null').rdev], [0o666, (1 << 8) | 3]);
+    assert.ok(at('loop').isBlockDevice());
+    assert.equal(at('loop').rdev, 7 << 8);
   });
 
   test('escapes stay in the container: a link to /, `../` names, absolute names, a link then a file through it, hard links out', async () => {
