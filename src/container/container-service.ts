@@ -8,7 +8,8 @@ import { EventEmitter, once } from 'node:events';
 import type { Logger } from 'pino';
 import { conflict, EngineError, invalidParameter, notModified } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { ImageService, Image } from '../image/image-service.js';
+import type { ImageLookup } from '../image/create-images.js';
+import type { Image } from '../image/image-store.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
 import type { ExitRecord } from '../runtime/exit-files.js';
@@ -47,7 +48,7 @@ export interface HealthWatch {
 export interface ContainerServiceOptions {
   store: ContainerStore;
   runner: ContainerRunner;
-  images: ImageService;
+  images: ImageLookup;
   rootfs: RootfsStore;
   events: EventBus;
   log: Logger;

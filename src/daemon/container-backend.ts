@@ -18,7 +18,7 @@ import type { ContainerRecord } from '../container/container-record.js';
 import { hasProcess } from '../container/container-state.js';
 import type { ContainerService } from '../container/container-service.js';
 import { conflict, notImplemented } from '../errors.js';
-import type { ImageService } from '../image/image-service.js';
+import type { ImageLookup } from '../image/create-images.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { directorySizeBytes } from '../lib/directory-size.js';
 import type { FilterArgs } from '../lib/filters.js';
@@ -27,7 +27,7 @@ import { containerControlBackend } from './container-control-backend.js';
 
 export interface ContainerBackendDeps {
   service: ContainerService;
-  images: ImageService;
+  images: ImageLookup;
   rootfs: RootfsStore;
   paths: ContainerPaths;
   limits: CreateLimits;

@@ -19,7 +19,7 @@ import { resolveMountPoints } from '../container/spec/resolve-mounts.js';
 import { copyImageContentToVolumes } from '../container/spec/volume-copy-up.js';
 import type { DaemonConfig } from '../config/daemon-config.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { ImageService } from '../image/image-service.js';
+import type { ImageLookup } from '../image/create-images.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import type { ContainerRecords } from '../container/create-container-store.js';
 import type { OciSpec } from '../runtime/oci-spec.js';
@@ -28,7 +28,7 @@ import { resolveCommand } from '../runtime/tool-path.js';
 import { containerBackend } from './container-backend.js';
 import { execBackend } from './exec-backend.js';
 
-export async function startContainers(deps: { config: DaemonConfig; images: ImageService; rootfs: RootfsStore; records: ContainerRecords; events: EventBus; log: Logger }) {
+export async function startContainers(deps: { config: DaemonConfig; images: ImageLookup; rootfs: RootfsStore; records: ContainerRecords; events: EventBus; log: Logger }) {
   const { config, images, rootfs, records, events, log } = deps;
   const { paths, store } = records;
   const runc = new Runc({ stateDir: paths.runcRoot, logDir: paths.runcLogDir });

@@ -1,7 +1,6 @@
 // The composition root: builds berth's parts from the configuration and wires them together.
 // It owns no behaviour of its own beyond the order of starting and stopping.
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.js';
 import { openListener, type Listener } from '../api/listeners.js';
@@ -9,11 +8,10 @@ import { Router } from '../api/router.js';
 import { allRoutes } from '../api/routes/all-routes.js';
 import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
 import { EventBus } from '../events/event-bus.js';
-import { ImageService } from '../image/image-service.js';
+import { createImages } from '../image/create-images.js';
 import { startContainers } from './containers.js';
 import { createContainerStore } from '../container/create-container-store.js';
 import { createRootfs } from '../rootfs/create-rootfs.js';
-import { Staging } from '../store/staging.js';
 import { loadEngineId } from '../system/engine-id.js';
 import { SystemService } from '../system/system-service.js';
 import { lockDataRoot } from './data-root-lock.js';
@@ -46,25 +44,20 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const events = new EventBus();
     const rootfs = createRootfs({ dataRoot: config.dataRoot, log });
     const records = createContainerStore({ dataRoot: config.dataRoot, execRoot: config.execRoot, rootfs });
-    // what interrupted operations left is swept before anything else looks at the store
-    const staging = new Staging(path.join(config.dataRoot, 'staging', 'image'));
-    const swept = staging.sweep();
-    if (swept > 0) log.info({ swept }, 'removed what interrupted operations left');
-    const images = new ImageService({ root: path.join(config.dataRoot, 'image'), staging, events, usage: records.usage });
-    const containers = await startContainers({ config, images, rootfs, records, events, log });
+    const images = createImages({ dataRoot: config.dataRoot, events, log, usage: records.usage });
+    const containers = await startContainers({ config, images: images.store, rootfs, records, events, log });
     undo.push(() => containers.service.shutdown());
-    images.recover();
     const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
     const system = new SystemService({
       engineId,
       dataRoot: config.dataRoot,
       events,
       settings: { debug: config.debug, labels: config.labels },
-      inventories: [{ imageCount: () => images.count(), containerCounts: () => containers.service.counts() }],
+      inventories: [{ imageCount: () => images.inventory.count(), containerCounts: () => containers.service.counts() }],
       startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
     });
 
-    api = new ApiServer(new Router(allRoutes({ system, image: images, container: containers.backend, exec: containers.execBackend })), log);
+    api = new ApiServer(new Router(allRoutes({ system, image: images.api, container: containers.backend, exec: containers.execBackend })), log);
     const listeners: Listener[] = [];
     undo.push(() => listeners.forEach((l) => l.close()));
     const tlsEnabled = config.tls === true || config.tlsVerify;

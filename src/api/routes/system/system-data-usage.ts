@@ -16,7 +16,7 @@ export function systemDataUsage(images: ImageBackend, containers: ContainerBacke
     for (const v of views) users.set(v.record.image, (users.get(v.record.image) ?? 0) + 1);
     ctx.json({
       LayersSize: layersSizeBytes,
-      Images: images.list().map((i) => ({ ...toImageSummary(i, sharedSizeBytes.get(i.id) ?? 0), Containers: users.get(i.id) ?? 0 })),
+      Images: images.list(FilterArgs.empty()).map((i) => ({ ...toImageSummary(i, sharedSizeBytes.get(i.id) ?? 0), Containers: users.get(i.id) ?? 0 })),
       Containers: views.map((v) => toContainerSummary(v, true)),
       Volumes: [],
       BuildCache: null,
