@@ -5,8 +5,10 @@ import {
   familiarName,
   familiarString,
   formatReference,
+  isIdReference,
   isImageIdLike,
   parseNormalizedReference,
+  repositoryOf,
   validateTag,
   withDefaultTag,
   type ImageReference,
@@ -174,4 +176,21 @@ describe('isImageIdLike', () => {
   for (const s of ['', 'sha256:', 'busybox', 'E3B0', `${HEX}0`, `sha256:${HEX}0`, 'sha512:e3b0', 'e3b0:latest']) {
     it(`does not take ${JSON.stringify(s)}`, () => assert.equal(isImageIdLike(s), false));
   }
+});
+
+describe('isIdReference', () => {
+  const id = `sha256:${HEX}`;
+  it('takes the full ID, with or without sha256:, and a prefix of it', () => {
+    for (const s of [id, HEX, 'e3b0', 'sha256:e3b0']) assert.equal(isIdReference(s, id), true, s);
+  });
+  it('does not take a name, even one that looks like hex, when the ID does not start with it', () => {
+    for (const s of ['busybox', 'cafe', 'e3b0:latest']) assert.equal(isIdReference(s, id), false, s);
+  });
+});
+
+describe('repositoryOf', () => {
+  it('drops the tag and the digest of a stored reference', () => {
+    assert.equal(repositoryOf('docker.io/library/busybox:latest'), 'docker.io/library/busybox');
+    assert.equal(repositoryOf(`host:5000/a/b@sha256:${HEX}`), 'host:5000/a/b');
+  });
 });

@@ -93,6 +93,18 @@ export function isImageIdLike(s: string): boolean {
   return ID_OR_PREFIX.test(s);
 }
 
+/** Whether the name an image was found by is its ID or an ID prefix (not a name that looks like hex). */
+export function isIdReference(refOrId: string, id: string): boolean {
+  const hex = refOrId.startsWith('sha256:') ? refOrId.slice(7) : refOrId;
+  return /^[0-9a-f]+$/.test(hex) && id.slice(7).startsWith(hex);
+}
+
+/** The full repository name of a stored reference, without its tag or digest. */
+export function repositoryOf(ref: string): string {
+  const { domain, path } = parseNormalizedReference(ref);
+  return formatReference({ domain, path });
+}
+
 // splitDockerDomain: the first component is a domain only if it has a "." or ":" or is "localhost"
 function splitDockerDomain(name: string): [string, string] {
   const slash = name.indexOf('/');

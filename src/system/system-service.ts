@@ -6,7 +6,7 @@ import type { ContainerCounts } from '../container/container-inventory.js';
 import type { ContainerView } from '../container/container-view.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { EngineEvent } from '../events/event.js';
-import type { Image } from '../image/image-service.js';
+import type { Image } from '../image/image-store.js';
 import type { ItemSink, StreamSession } from '../lib/stream-session.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
 import { BERTH_VERSION, BUILD_INFO } from '../version.js';

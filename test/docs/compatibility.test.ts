@@ -83,10 +83,10 @@ describe('docs/COMPATIBILITY.md', () => {
       history: unused,
       tag: unused,
       remove: unused,
-      load: unused,
-      saveArchive: unused,
-      prepareImport: unused,
       prune: unused,
+      load: unused,
+      importImage: unused,
+      save: unused,
       usage: unused,
       layerDirs: unused,
     };

@@ -1,19 +1,26 @@
 // What the Image routes need from the engine.
-import type { Readable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import type { Digest } from '../../../image/digest.js';
-import type { DeleteItem, HistoryRow, Image, ImportOptions, PruneOptions } from '../../../image/image-service.js';
+import type { ImportOptions } from '../../../image/image-import.js';
+import type { DeleteItem, PruneResult } from '../../../image/image-removal.js';
+import type { HistoryRow, Image } from '../../../image/image-store.js';
+import type { FilterArgs } from '../../../lib/filters.js';
+import type { ProgressSink, StreamSession } from '../../../lib/stream-session.js';
 
 export interface ImageBackend {
-  list(): Image[];
+  /** The images the list filters keep, newest first. */
+  list(filters: FilterArgs): Image[];
   get(refOrId: string): Image;
   history(refOrId: string): HistoryRow[];
   tag(refOrId: string, repo: string, tag: string): void;
   remove(refOrId: string, opts: { force: boolean; prune: boolean }): DeleteItem[];
-  load(source: Readable, signal?: AbortSignal): Promise<string[]>;
-  saveArchive(names: string[], signal?: AbortSignal): Readable;
-  /** Checks an import's parameters, and returns the import to run on the root filesystem's tar. */
-  prepareImport(opts: ImportOptions): (source: Readable, signal?: AbortSignal) => Promise<Digest>;
-  prune(opts: PruneOptions): { items: DeleteItem[]; reclaimedBytes: number };
+  prune(filters: FilterArgs): PruneResult;
+  /** A load of the archive the session reads from its input. */
+  load(): StreamSession<ProgressSink>;
+  /** Checks an import's parameters; the session imports from its input ("-") or the URL. */
+  importImage(opts: ImportOptions): StreamSession<ProgressSink>;
+  /** Resolves every name (a missing one is a 404 before the head); the session writes the archive. */
+  save(names: string[]): StreamSession<Writable>;
   usage(): { layersSizeBytes: number; sharedSizeBytes: Map<Digest, number> };
   /** Where an image's layers live, for GraphDriver.Data. */
   layerDirs(image: Image): string[];

@@ -1,5 +1,4 @@
 // GET /images/{name}/get and GET /images/get?names=...: Docker's save format, streamed.
-import { pipeline } from 'node:stream/promises';
 import type { RequestContext } from '../../context.js';
 import type { Handler } from '../../router.js';
 import type { ImageBackend } from './backend.js';
@@ -13,7 +12,7 @@ export function imageGetAll(backend: ImageBackend): Handler {
 }
 
 async function sendArchive(ctx: RequestContext, backend: ImageBackend, names: string[]): Promise<void> {
-  const archive = backend.saveArchive(names, ctx.signal);
+  const session = backend.save(names);
   ctx.res.writeHead(200, { 'Content-Type': 'application/x-tar' });
-  await pipeline(archive, ctx.res, { signal: ctx.signal });
+  await session.run({ out: ctx.res, signal: ctx.signal });
 }

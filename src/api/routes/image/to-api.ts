@@ -1,5 +1,6 @@
 // berth's images in the shapes of the wire.
-import type { DeleteItem, HistoryRow, Image } from '../../../image/image-service.js';
+import type { DeleteItem } from '../../../image/image-removal.js';
+import type { HistoryRow, Image } from '../../../image/image-store.js';
 import type { HistoryResponseItem, ImageDeleteResponseItem, ImageInspect, ImageSummary } from '../../types/image.js';
 
 /**

@@ -1,0 +1,60 @@
+// The images area: its staging folder swept of what an interrupted load or import left, the store,
+// and garbage collection of what interrupted operations left, before anything else looks at it.
+// It answers three users: the image routes (`api`, which structurally satisfies their backend
+// interface), the containers (`store`) and the system routes (`inventory`).
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { ContainerUsage } from '../container/container-usage.js';
+import type { EventBus } from '../events/event-bus.js';
+import { FilterArgs } from '../lib/filters.js';
+import { Staging } from '../store/staging.js';
+import { pruneSelection, selectImages } from './image-filters.js';
+import { imageImport, type ImportOptions } from './image-import.js';
+import { imageLoad } from './image-load.js';
+import { ImageRemoval } from './image-removal.js';
+import { imageSave } from './image-save.js';
+import { ImageStore, type Image } from './image-store.js';
+
+export function createImages(deps: { dataRoot: string; events: EventBus; log: Logger; usage: ContainerUsage }) {
+  const { events, usage } = deps;
+  const staging = new Staging(path.join(deps.dataRoot, 'staging', 'image'));
+  const swept = staging.sweep();
+  if (swept > 0) deps.log.info({ swept }, 'removed what interrupted image operations left');
+  const store = new ImageStore({ root: path.join(deps.dataRoot, 'image'), staging, events, usage });
+  // layers and blobs no image names: what an interrupted operation left (container usage is known by now)
+  store.collectGarbage();
+  const removal = new ImageRemoval({ store, events, usage });
+
+  const api = {
+    list: (filters: FilterArgs) => selectImages(store.list(), filters, (ref) => store.get(ref)),
+    get: (refOrId: string) => store.get(refOrId),
+    history: (refOrId: string) => store.history(refOrId),
+    tag: (refOrId: string, repo: string, tag: string) => store.tag(refOrId, repo, tag),
+    remove: (refOrId: string, opts: { force: boolean; prune: boolean }) => removal.remove(refOrId, opts),
+    prune: (filters: FilterArgs) => removal.prune(pruneSelection(filters)),
+    load: () => imageLoad({ store, staging, events }),
+    importImage: (opts: ImportOptions) => imageImport({ store, events }, opts),
+    save: (names: string[]) => imageSave({ store, events }, names),
+    usage: () => ({ layersSizeBytes: store.layersSizeBytes(), sharedSizeBytes: store.sharedSizes() }),
+    layerDirs: (image: Image) => store.layerDirs(image),
+  };
+  const inventory = {
+    count: () => store.count(),
+    dataUsage() {
+      const shared = store.sharedSizes();
+      // newest first, as dockerd's df lists them
+      const images = selectImages(store.list(), FilterArgs.empty(), api.get).map((image) => {
+        const users = usage.imageUsers(image.id);
+        return { image, sharedSizeBytes: shared.get(image.id) ?? 0, containers: users.active.length + users.inactive.length };
+      });
+      return { layersSizeBytes: store.layersSizeBytes(), images };
+    },
+  };
+  return {
+    api,
+    /** what containers need: the image a create names, and the layer directories its root filesystem stacks */
+    store: { get: api.get, layerDirs: api.layerDirs },
+    /** what /info and /system/df show of images */
+    inventory,
+  };
+}

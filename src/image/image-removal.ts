@@ -1,0 +1,97 @@
+// Untagging and deleting images (DELETE /images/{name}) and pruning them, with dockerd's conflicts:
+// the containers an image has, as the ContainerUsage port tells, decide what may go.
+import { conflict } from '../errors.js';
+import type { ContainerUsage } from '../container/container-usage.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Digest } from './digest.js';
+import type { Image, ImageStore } from './image-store.js';
+import { familiarString, isIdReference, parseNormalizedReference, repositoryOf, withDefaultTag } from './reference.js';
+
+export interface DeleteItem {
+  untagged?: string;
+  deleted?: string;
+}
+
+export interface PruneResult {
+  items: DeleteItem[];
+  reclaimedBytes: number;
+}
+
+export class ImageRemoval {
+  private readonly store: ImageStore;
+  private readonly events: EventBus;
+  private readonly containers: ContainerUsage;
+
+  constructor(opts: { store: ImageStore; events: EventBus; usage: ContainerUsage }) {
+    this.store = opts.store;
+    this.events = opts.events;
+    this.containers = opts.usage;
+  }
+
+  /** Untags a reference, and deletes the image when nothing names it any more. */
+  remove(refOrId: string, opts: { force: boolean; prune: boolean }): DeleteItem[] {
+    const id = this.store.resolveId(refOrId);
+    const items: DeleteItem[] = [];
+    const refs = this.store.refsOf(id);
+    const byId = isIdReference(refOrId, id);
+    const usedBy = this.containers.imageUsers(id);
+    if (!byId) {
+      const ref = withDefaultTag(parseNormalizedReference(refOrId));
+      const user = usedBy.active[0] ?? usedBy.inactive[0];
+      if (refs.length === 1 && user !== undefined && (!opts.force || usedBy.active.length > 0)) {
+        throw conflict(
+          `conflict: unable to remove repository reference "${refOrId}" (must force) - container ${user.slice(0, 12)} is using its referenced image ${shortId(id)}`,
+        );
+      }
+      this.store.untag(ref);
+      items.push({ untagged: familiarString(ref) });
+      this.events.publish('image', 'untag', { id, attributes: { name: id } });
+      if (this.store.refsOf(id).length > 0) return items;
+    } else if (usedBy.active.length > 0) {
+      throw conflict(`conflict: unable to delete ${shortId(id)} (cannot be forced) - image is being used by running container ${usedBy.active[0].slice(0, 12)}`);
+    } else if (usedBy.inactive.length > 0 && !opts.force) {
+      throw conflict(`conflict: unable to delete ${shortId(id)} (must be forced) - image is being used by stopped container ${usedBy.inactive[0].slice(0, 12)}`);
+    } else if (refs.length > 1 && !opts.force && new Set(refs.map(repositoryOf)).size > 1) {
+      throw conflict(`conflict: unable to delete ${shortId(id)} (must be forced) - image is referenced in multiple repositories`);
+    } else {
+      items.push(...this.untagAll(id, refs));
+    }
+    items.push(...this.deleteImage(id, opts.prune));
+    return items;
+  }
+
+  /** Deletes the images `selected` picks (see image-filters.ts) that no container uses. */
+  prune(selected: (image: Image) => boolean): PruneResult {
+    const items: DeleteItem[] = [];
+    const sizeBefore = this.store.layersSizeBytes();
+    for (const image of this.store.list()) {
+      if (!selected(image)) continue;
+      const usedBy = this.containers.imageUsers(image.id);
+      if (usedBy.active.length + usedBy.inactive.length > 0) continue;
+      items.push(...this.untagAll(image.id, image.refs), ...this.deleteImage(image.id, true));
+    }
+    const reclaimedBytes = sizeBefore - this.store.layersSizeBytes();
+    this.events.publish('image', 'prune', { id: '', attributes: { reclaimed: String(reclaimedBytes) } });
+    return { items, reclaimedBytes };
+  }
+
+  /** Reports and announces the untagging of every name of an image about to be deleted (which drops them in one write). */
+  private untagAll(id: Digest, refs: string[]): DeleteItem[] {
+    return refs.map((ref) => {
+      this.events.publish('image', 'untag', { id, attributes: { name: id } });
+      return { untagged: familiarString(parseNormalizedReference(ref)) };
+    });
+  }
+
+  private deleteImage(id: Digest, prune: boolean): DeleteItem[] {
+    const items: DeleteItem[] = [{ deleted: id }];
+    this.store.delete(id);
+    this.events.publish('image', 'delete', { id, attributes: { name: id } });
+    if (prune) for (const chainId of this.store.collectGarbage()) items.push({ deleted: chainId });
+    return items;
+  }
+}
+
+function shortId(id: Digest): string {
+  return id.slice(7, 19);
+}

@@ -1,0 +1,302 @@
+// berth's stored images: the blobs, the unpacked layers, the records and names, the configs read
+// from them, the leases of operations in progress, and garbage collection of what no image needs.
+// Persist first, then publish to memory, then answer: records are written after the data they name.
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { invalidParameter } from '../errors.js';
+import type { ContainerUsage } from '../container/container-usage.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Staging } from '../store/staging.js';
+import { applyLayer } from './archive/layer-applier.js';
+import { isCompressed, openLayerTar } from './archive/layer-compression.js';
+import { BlobStore } from './blob-store.js';
+import { chainIds, isDigest, type Digest } from './digest.js';
+import { parseImageConfig, type ImageConfig } from './image-config.js';
+import { NoSuchImageError } from './image-errors.js';
+import { ImageRecords, type ImageRecord } from './image-records.js';
+import { LayerStore, type LayerRecord } from './layer-store.js';
+import { familiarString, formatReference, isImageIdLike, parseNormalizedReference, validateTag, withDefaultTag, type ImageReference } from './reference.js';
+
+export interface Image {
+  id: Digest;
+  config: ImageConfig;
+  /** Full references (docker.io/library/busybox:latest, ...@sha256:...). */
+  refs: string[];
+  /** The same, as Docker shows them: busybox:latest and busybox@sha256:... */
+  repoTags: string[];
+  repoDigests: string[];
+  /** Bytes of all layers together. */
+  sizeBytes: number;
+  lastTagTime?: string;
+  topLayer: Digest | null;
+}
+
+export interface HistoryRow {
+  /** Only the newest row names the image, and has its tags. */
+  id: Digest | null;
+  entry: NonNullable<ImageConfig['history']>[number];
+  sizeBytes: number;
+  repoTags: string[];
+}
+
+/** The blobs and layers one operation in progress made that no image names yet: garbage collection spares them. */
+export type Lease = Set<Digest>;
+
+/** Where a layer's bytes come from: a stream, and for staged archives the file itself. */
+interface LayerSource {
+  open(): Readable;
+  localFile?(): string;
+}
+
+export class ImageStore {
+  private readonly blobs: BlobStore;
+  private readonly layers: LayerStore;
+  private readonly records: ImageRecords;
+  private readonly events: EventBus;
+  private readonly configs = new Map<Digest, ImageConfig>();
+  private readonly leases = new Set<Lease>();
+  private readonly containers: ContainerUsage;
+
+  constructor(opts: { root: string; staging: Staging; events: EventBus; usage: ContainerUsage }) {
+    this.events = opts.events;
+    this.containers = opts.usage;
+    this.blobs = new BlobStore(path.join(opts.root, 'blobs', 'sha256'), opts.staging);
+    this.layers = new LayerStore(path.join(opts.root, 'layers'), opts.staging);
+    this.records = new ImageRecords(opts.root, opts.staging);
+  }
+
+  count(): number {
+    return this.records.all().length;
+  }
+
+  list(): Image[] {
+    return this.records.all().map((r) => this.image(r));
+  }
+
+  /** An image by name, full or short ID, or digest reference, as Docker looks them up. */
+  get(refOrId: string): Image {
+    return this.image(this.records.get(this.resolveId(refOrId)) as ImageRecord);
+  }
+
+  resolveId(refOrId: string): Digest {
+    if (isDigest(refOrId)) {
+      if (this.records.get(refOrId)) return refOrId;
+      throw new NoSuchImageError(refOrId);
+    }
+    let ref: ImageReference | undefined;
+    try {
+      ref = withDefaultTag(parseNormalizedReference(refOrId));
+    } catch {
+      // not a reference: maybe an ID prefix
+    }
+    if (ref !== undefined) {
+      const id = this.records.resolve(formatReference(ref));
+      if (id !== undefined) return id;
+    }
+    if (isImageIdLike(refOrId)) {
+      const prefix = refOrId.startsWith('sha256:') ? refOrId.slice(7) : refOrId;
+      const found = this.records.all().filter((r) => r.id.slice(7).startsWith(prefix));
+      if (found.length === 1) return found[0].id;
+      if (found.length > 1) throw invalidParameter(`ambiguous image ID prefix ${refOrId}: it names ${found.length} images`);
+    }
+    throw new NoSuchImageError(ref !== undefined ? familiarString(ref) : refOrId);
+  }
+
+  /** The references pointing at an image, in the order they were made. */
+  refsOf(id: Digest): string[] {
+    return this.records.refsOf(id);
+  }
+
+  /** Every stored reference with its image. */
+  references(): Array<[ref: string, id: Digest]> {
+    return this.records.all().flatMap((r) => this.records.refsOf(r.id).map((ref): [string, Digest] => [ref, r.id]));
+  }
+
+  history(refOrId: string): HistoryRow[] {
+    const image = this.get(refOrId);
+    const entries = image.config.history ?? [];
+    const layerSizes = chainIds(image.config.rootfs.diff_ids).map((c) => this.layers.get(c)?.sizeBytes ?? 0);
+    // Docker lists newest first; only the newest entry carries the image ID and tags
+    let layer = 0;
+    const rows = entries.map((entry) => ({ entry, sizeBytes: entry.empty_layer ? 0 : (layerSizes[layer++] ?? 0) }));
+    return rows.reverse().map((row, i) => ({ ...row, id: i === 0 ? image.id : null, repoTags: i === 0 ? image.repoTags : [] }));
+  }
+
+  /** The image's layer directories, topmost first: a container's lower stack. */
+  layerDirs(image: Image): string[] {
+    return image.topLayer === null ? [] : this.layers.stackDirs(image.topLayer);
+  }
+
+  /** Points repo:tag at an image. */
+  tag(refOrId: string, repo: string, tag: string): void {
+    const id = this.resolveId(refOrId);
+    if (tag !== '') validateTag(tag);
+    const parsed = parseNormalizedReference(repo);
+    if (parsed.tag !== undefined || parsed.digest !== undefined) {
+      if (tag !== '' || parsed.digest !== undefined) throw invalidParameter('refusing to create an ambiguous tag using digest algorithm as name');
+    }
+    const ref = withDefaultTag({ ...parsed, tag: parsed.tag ?? (tag || undefined) });
+    this.name(id, [ref]);
+    this.events.publish('image', 'tag', { id, attributes: { name: familiarString(ref) } });
+  }
+
+  /** Points the references at an image in one write. */
+  name(id: Digest, refs: ImageReference[]): void {
+    if (refs.length === 0) return;
+    this.records.setRefs(refs.map((r) => [formatReference(r), id]));
+    this.records.put({ ...(this.records.get(id) as ImageRecord), lastTagTime: new Date().toISOString() });
+  }
+
+  untag(ref: ImageReference): void {
+    this.records.removeRef(formatReference(ref));
+  }
+
+  /** Drops an image's record and names; its layers go at the next garbage collection. */
+  delete(id: Digest): void {
+    this.records.delete(id);
+    this.configs.delete(id);
+  }
+
+  config(id: Digest): ImageConfig {
+    let config = this.configs.get(id);
+    if (config === undefined) {
+      config = parseImageConfig(this.blobs.readVerified(id));
+      this.configs.set(id, config);
+    }
+    return config;
+  }
+
+  /** The config's bytes as stored, verified against the image ID. */
+  configBytes(id: Digest): Buffer {
+    return this.blobs.readVerified(id);
+  }
+
+  blobSizeBytes(digest: Digest): number {
+    return this.blobs.sizeOf(digest);
+  }
+
+  openBlob(digest: Digest): Readable {
+    return this.blobs.openRead(digest);
+  }
+
+  /** Runs an operation that adds blobs and layers under a lease, then collects what it left unnamed. */
+  async withLease<T>(work: (lease: Lease) => Promise<T>): Promise<T> {
+    const lease: Lease = new Set();
+    this.leases.add(lease);
+    try {
+      return await work(lease);
+    } finally {
+      this.leases.delete(lease);
+      this.collectGarbage();
+    }
+  }
+
+  /**
+   * Unpacks a layer on top of `parent` unless that layer exists already. A new layer's tar is
+   * always read from the source and verified against `expected` (the image's diff ID), as dockerd
+   * does, even when an equal blob is stored: a tampered archive is refused, not silently accepted.
+   * An uncompressed layer already staged on disk is renamed into the store rather than copied.
+   */
+  async addLayer(lease: Lease, parent: Digest | null, expected: Digest | undefined, source: LayerSource, signal?: AbortSignal): Promise<LayerRecord> {
+    if (expected !== undefined) {
+      const chainId = parent === null ? expected : (chainIds([parent, expected])[1] as Digest);
+      const existing = this.layers.get(chainId);
+      if (existing) return existing;
+    }
+    const diffId = await this.storeLayerBlob(source, expected, signal);
+    lease.add(diffId);
+    lease.add(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
+    return this.layers.ensure(parent, diffId, (target, lowerDirs) => applyLayer(this.blobs.openRead(diffId), { target, lowerDirs, signal }));
+  }
+
+  /** Stores an image's config and writes its record: from here on the image exists. */
+  commitImage(lease: Lease, id: Digest, configBytes: Buffer, config: ImageConfig): void {
+    lease.add(id);
+    this.blobs.putBytes(configBytes);
+    if (!this.records.get(id)) this.records.put({ id });
+    this.configs.set(id, config);
+  }
+
+  /** Deletes layers and blobs no image, lease or container needs; returns the chain IDs of the layers removed. */
+  collectGarbage(): Digest[] {
+    const keep = new Set<Digest>([...this.leases].flatMap((lease) => [...lease]));
+    for (const top of this.containers.layersInUse()) for (let c: Digest | null = top; c !== null; c = this.layers.get(c)?.parent ?? null) keep.add(c);
+    for (const r of this.records.all()) {
+      keep.add(r.id);
+      const config = this.config(r.id);
+      for (const diffId of config.rootfs.diff_ids) keep.add(diffId);
+      for (const chainId of chainIds(config.rootfs.diff_ids)) keep.add(chainId);
+    }
+    const removed: Digest[] = [];
+    // topmost first, so a parent goes after its children
+    for (const layer of this.layers.list().sort((a, b) => this.layers.stackDirs(b.chainId).length - this.layers.stackDirs(a.chainId).length)) {
+      if (keep.has(layer.chainId)) continue;
+      this.layers.remove(layer.chainId);
+      removed.push(layer.chainId);
+    }
+    for (const blob of this.blobs.list()) if (!keep.has(blob)) this.blobs.delete(blob);
+    return removed;
+  }
+
+  /** Bytes of all layers together. */
+  layersSizeBytes(): number {
+    return this.layers.list().reduce((sum, l) => sum + l.sizeBytes, 0);
+  }
+
+  /** Per image, the bytes of its layers that other images use too. */
+  sharedSizes(): Map<Digest, number> {
+    const users = new Map<Digest, number>();
+    const chains = new Map<Digest, Digest[]>();
+    for (const r of this.records.all()) {
+      const chain = chainIds(this.config(r.id).rootfs.diff_ids);
+      chains.set(r.id, chain);
+      for (const c of new Set(chain)) users.set(c, (users.get(c) ?? 0) + 1);
+    }
+    const sharedSizeBytes = new Map<Digest, number>();
+    for (const [id, chain] of chains) {
+      const shared = [...new Set(chain)].filter((c) => (users.get(c) ?? 0) > 1);
+      sharedSizeBytes.set(id, shared.reduce((sum, c) => sum + (this.layers.get(c)?.sizeBytes ?? 0), 0));
+    }
+    return sharedSizeBytes;
+  }
+
+  private async storeLayerBlob(source: LayerSource, expected: Digest | undefined, signal?: AbortSignal): Promise<Digest> {
+    const staged = source.localFile?.();
+    if (staged !== undefined) {
+      // an earlier image of the same archive took this file already, into the blob it names
+      if (!existsSync(staged) && expected !== undefined && this.blobs.has(expected)) return expected;
+      if (!isCompressed(readHead(staged))) return (await this.blobs.adoptFile(staged, expected, signal)).digest;
+    }
+    return (await this.blobs.putStream(await openLayerTar(source.open()), expected, signal)).digest;
+  }
+
+  private image(record: ImageRecord): Image {
+    const config = this.config(record.id);
+    const chain = chainIds(config.rootfs.diff_ids);
+    const sizeBytes = chain.reduce((sum, c) => sum + (this.layers.get(c)?.sizeBytes ?? 0), 0);
+    const refs = this.records.refsOf(record.id);
+    const familiar = (r: string) => familiarString(parseNormalizedReference(r));
+    return {
+      id: record.id,
+      config,
+      refs,
+      repoTags: refs.filter((r) => !r.includes('@')).map(familiar),
+      repoDigests: refs.filter((r) => r.includes('@')).map(familiar),
+      sizeBytes,
+      lastTagTime: record.lastTagTime,
+      topLayer: chain.at(-1) ?? null,
+    };
+  }
+}
+
+/** The first bytes of a file, enough to tell its compression. */
+function readHead(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    return head.subarray(0, readSync(fd, head, 0, 4, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
