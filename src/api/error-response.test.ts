@@ -4,16 +4,10 @@ import { EngineError, PageNotFoundError, type ErrorKind } from '../errors.js';
 import { toErrorReply } from './error-response.js';
 
 describe('toErrorReply', () => {
+  // moby's errdefs mapping (api/server/httpstatus), kind by kind
   const expected: Record<ErrorKind, number> = {
-    notModified: 304,
-    invalidParameter: 400,
-    unauthorized: 401,
-    forbidden: 403,
-    notFound: 404,
-    conflict: 409,
-    system: 500,
-    notImplemented: 501,
-    unavailable: 503,
+    notModified: 304, invalidParameter: 400, unauthorized: 401, forbidden: 403, notFound: 404,
+    conflict: 409, system: 500, notImplemented: 501, unavailable: 503,
   };
   for (const [kind, status] of Object.entries(expected) as Array<[ErrorKind, number]>) {
     it(`maps ${kind} to ${status}`, () => {

@@ -108,14 +108,16 @@ export class ApiServer {
   }
 
   private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+    // the client left, or the daemon stops: nobody hears an answer, and the error says only that
+    const cut = this.shutdown.signal.aborted || (res.destroyed && !res.writableFinished);
     if (res.headersSent || wasHijacked(res)) {
-      // After the first byte the status is gone; a stream whose client left, or that shutdown cut, ends quietly.
-      if (!res.destroyed && !this.shutdown.signal.aborted) this.log.error({ err, method: req.method, url: req.url }, 'error after the response started');
+      // after the first byte the status is gone; a failure the daemon did not owe to the client is a bug to log
+      if (!cut) this.log.error({ err, method: req.method, url: req.url }, 'error after the response started');
       res.destroy();
       return;
     }
     const reply = toErrorReply(err);
-    if (reply.unexpected) this.log.error({ err, method: req.method, url: req.url }, 'unexpected error');
+    if (reply.unexpected && !cut) this.log.error({ err, method: req.method, url: req.url }, 'unexpected error');
     else this.log.debug({ status: reply.status, message: reply.message }, 'request failed');
     writeErrorResponse(res, reply, req.method === 'HEAD');
   }

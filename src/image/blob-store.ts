@@ -11,12 +11,10 @@ import type { Staging } from '../store/staging.js';
 import { digestHex, isDigest, sha256Digest, type Digest } from './digest.js';
 
 export class BlobStore {
-  private readonly root: string;
-  private readonly staging: Staging;
-
-  constructor(root: string, staging: Staging) {
-    this.root = root;
-    this.staging = staging;
+  constructor(
+    private readonly root: string,
+    private readonly staging: Staging,
+  ) {
     mkdirSync(root, { recursive: true, mode: 0o700 });
   }
 

@@ -54,9 +54,8 @@ export interface RootfsLease {
 }
 
 const RECORD_FILE = 'rootfs.json';
-const UPPER_DIR = 'upper';
-const WORK_DIR = 'work';
-const MERGED_DIR = 'merged';
+/** overlayfs' upperdir and workdir, and the mount point, in each root filesystem's directory */
+const [UPPER_DIR, WORK_DIR, MERGED_DIR] = ['upper', 'work', 'merged'];
 const LINKS_DIR = 'l';
 const EMPTY_DIR = 'empty';
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;

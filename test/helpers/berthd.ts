@@ -149,12 +149,13 @@ export class Berthd {
     return result;
   }
 
-  /** The lines berthd logged at level error or fatal (pino's JSON, levels 50 and 60). */
+  /** The lines berthd logged at level error or fatal (its JSON lines name the level). */
   loggedErrors(): string[] {
     return this.output.split('\n').filter((line) => {
       if (!line.startsWith('{')) return false;
       try {
-        return ((JSON.parse(line) as { level?: number }).level ?? 0) >= 50;
+        const { level } = JSON.parse(line) as { level?: unknown };
+        return level === 'error' || level === 'fatal';
       } catch {
         return false;
       }

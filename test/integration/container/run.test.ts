@@ -40,6 +40,13 @@ describe('docker run', () => {
     await d.docker(['rm', id]);
   });
 
+  test("logs: no stream asked for is a 400 in dockerd's words, before the container is looked up", async () => {
+    const r = await d.request('GET', '/containers/nosuch/logs');
+    assert.equal(r.status, 400);
+    assert.deepEqual(r.json(), { message: 'Bad parameters: you must choose at least one stream' });
+    assert.equal((await d.request('GET', '/containers/nosuch/logs?stdout=1&since=x')).status, 404);
+  });
+
   test('stdout and stderr stay apart', async () => {
     const r = await d.docker(['run', '--rm', 'busybox', 'sh', '-c', 'echo out; echo err >&2']);
     assert.equal(r.code, 0, r.stderr);
