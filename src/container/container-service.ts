@@ -580,7 +580,8 @@ export class ContainerService {
     const inUse = new Set(this.store.all().flatMap((r) => r.mountPoints.map((m) => m.Name)));
     for (const m of record.mountPoints) {
       if (m.Type !== 'volume' || m.anonymous !== true || m.Name === undefined || inUse.has(m.Name)) continue;
-      await this.opts.volumes.remove(m.Name);
+      // the container is gone by now: as dockerd, a volume that can't go is logged, not the removal's failure
+      await this.opts.volumes.remove(m.Name).catch((err: unknown) => this.opts.log.warn({ err, id: record.id, volume: m.Name }, 'removing a volume with its container'));
     }
   }
 
