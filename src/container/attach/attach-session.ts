@@ -11,7 +11,7 @@
 import type { Readable } from 'node:stream';
 import type { FrameSink } from '../../lib/stream-session.js';
 import { openStdinRelay, StdinRelayError, type StdinRelay } from '../../runtime/stdin-relay.js';
-import { readContainerLog } from '../logs/container-log.js';
+import { logEndOffset, readContainerLog } from '../logs/container-log.js';
 import { DetachScanner, DEFAULT_DETACH_KEYS } from './detach-keys.js';
 
 
@@ -58,7 +58,7 @@ export async function runAttach({ container, opts, out, input, signal }: AttachI
   let relay: StdinRelay | undefined;
   try {
     const wantOutput = opts.stdout || opts.stderr;
-    if (!opts.stream) return wantOutput && opts.logs ? await sendLog(container, opts, out, stop.signal, false) : 'ended';
+    if (!opts.stream) return wantOutput && opts.logs ? await sendLog(container, opts, out, stop.signal) : 'ended';
 
     // the first outcome that is one wins; the first failure fails the session
     let resolveOutcome!: (v: AttachOutcome) => void;
@@ -72,7 +72,10 @@ export async function runAttach({ container, opts, out, input, signal }: AttachI
     };
     if (stop.signal.aborted) resolveOutcome('client-gone');
     stop.signal.addEventListener('abort', () => resolveOutcome('client-gone'), { once: true });
-    watch(wantOutput ? sendLog(container, opts, out, stop.signal, true) : container.ended.then(() => 'ended', () => 'ended'));
+    // without logs, output starts at the log's end as it is now, before stdin can reach the
+    // process: an echo of what the client sends at once is never taken for old output
+    const fromOffset = wantOutput && !opts.logs ? await logEndOffset(container.logPath) : undefined;
+    watch(wantOutput ? sendLog(container, opts, out, stop.signal, { fromOffset }) : container.ended.then(() => 'ended', () => 'ended'));
     if (opts.stdin && container.stdinOpen && input !== undefined) {
       const opened = (r: StdinRelay): void => {
         relay = r;
@@ -117,13 +120,16 @@ async function endedSoon(container: AttachContainer): Promise<boolean> {
   }
 }
 
-/** Sends the log (replayed, then followed); a write the client can no longer take ends it as client-gone. */
-async function sendLog(container: AttachContainer, opts: AttachOptions, out: FrameSink, signal: AbortSignal, follow: boolean): Promise<AttachOutcome> {
+/**
+ * Sends the log: all of it without following (`follow` undefined), or followed from `follow.fromOffset`
+ * (from the start with logs=1); a write the client can no longer take ends it as client-gone.
+ */
+async function sendLog(container: AttachContainer, opts: AttachOptions, out: FrameSink, signal: AbortSignal, follow?: { fromOffset?: number }): Promise<AttachOutcome> {
   const entries = readContainerLog(container.logPath, {
     stdout: opts.stdout,
     stderr: opts.stderr,
-    follow,
-    fromEnd: follow && !opts.logs,
+    follow: follow !== undefined,
+    fromOffset: follow?.fromOffset,
     ended: container.ended,
     signal,
   });

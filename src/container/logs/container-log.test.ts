@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, openSync, closeSync, ftruncateSync, rename
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { formatLogTime, parseLogLine, parseLogTime, readContainerLog, type LogEntry, type LogReadOptions } from './container-log.js';
+import { formatLogTime, logEndOffset, parseLogLine, parseLogTime, readContainerLog, type LogEntry, type LogReadOptions } from './container-log.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'berth-log-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -164,12 +164,12 @@ describe('readContainerLog following', () => {
     assert.deepEqual(got, ['first\n', 'second\n', 'last', '\n']);
   });
 
-  it('waits for a log that does not exist yet, and starts at the end when asked', async () => {
+  it('waits for a log that does not exist yet, and starts where it ended when asked', async () => {
     const file = newPath();
     const { ended, end } = ender();
     const got: string[] = [];
     const reading = (async () => {
-      for await (const e of readContainerLog(file, { ...all, follow: true, fromEnd: true, ended })) got.push(e.data.toString());
+      for await (const e of readContainerLog(file, { ...all, follow: true, fromOffset: await logEndOffset(file), ended })) got.push(e.data.toString());
     })();
     await new Promise((r) => setTimeout(r, 100));
     writeFileSync(file, rec(1, 'stdout', 'F', 'born'));
@@ -182,7 +182,7 @@ describe('readContainerLog following', () => {
     const later = ender();
     const fromEnd: string[] = [];
     const again = (async () => {
-      for await (const e of readContainerLog(file, { ...all, follow: true, fromEnd: true, ended: later.ended })) fromEnd.push(e.data.toString());
+      for await (const e of readContainerLog(file, { ...all, follow: true, fromOffset: await logEndOffset(file), ended: later.ended })) fromEnd.push(e.data.toString());
     })();
     await new Promise((r) => setTimeout(r, 100));
     appendFileSync(file, rec(2, 'stdout', 'F', 'new'));

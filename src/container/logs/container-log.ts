@@ -30,8 +30,8 @@ export interface LogReadOptions {
   /** The last this many records (of both streams); undefined for all. */
   tail?: number;
   follow: boolean;
-  /** Start at the current end (attach without logs). */
-  fromEnd?: boolean;
+  /** Start at this byte: the log's end when an attach without logs began (logEndOffset). */
+  fromOffset?: number;
   /** Resolves (or rejects) once the container's process has ended: following stops after what is left. */
   ended?: Promise<unknown>;
   signal?: AbortSignal;
@@ -149,7 +149,7 @@ export function formatLogTime(ns: bigint): string {
 
 async function startOffset(fh: FileHandle, opts: LogReadOptions): Promise<number> {
   const { size } = await fh.stat();
-  if (opts.fromEnd) return size;
+  if (opts.fromOffset !== undefined) return Math.min(opts.fromOffset, size);
   if (opts.tail === undefined) return 0;
   return tailOffset(fh, size, opts.tail);
 }
@@ -179,6 +179,19 @@ async function tailOffset(fh: FileHandle, size: number, records: number): Promis
 
 function passedUntil(untilNs: bigint | undefined): boolean {
   return untilNs !== undefined && BigInt(Date.now()) * 1_000_000n > untilNs;
+}
+
+/**
+ * Where the log ends now; 0 before it exists. An attach takes it before stdin can reach the
+ * process, so that output to what it sends comes after it, whenever the reader gets going.
+ */
+export async function logEndOffset(logPath: string): Promise<number> {
+  try {
+    return (await stat(logPath)).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
 }
 
 async function openIfExists(file: string): Promise<FileHandle | undefined> {
