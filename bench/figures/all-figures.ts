@@ -3,6 +3,7 @@
 // everything, and the image transfers, which also load the disk, come last.
 import type { Figure } from '../figure.js';
 import { concurrentRun } from './concurrent-run.js';
+import { containerCommit } from './container-commit.js';
 import { containerCopy } from './container-copy.js';
 import { containerCycle } from './container-cycle.js';
 import { containerExec } from './container-exec.js';
@@ -15,4 +16,4 @@ import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 
-export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, containerRun, containerExec, containerCycle, containerList, concurrentRun, containerCopy, requestLoad, imageLoadSave];
+export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, containerRun, containerExec, containerCycle, containerList, concurrentRun, containerCopy, containerCommit, requestLoad, imageLoadSave];

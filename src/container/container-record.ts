@@ -45,6 +45,13 @@ export interface ContainerState {
   health?: HealthState;
 }
 
+/**
+ * What a Config.Env entry without "=" does to the process's environment (the seed's version
+ * difference): unset the variable (API 1.40 on), or set it empty (before). Config.Env keeps the
+ * entry as the client sent it either way.
+ */
+export type BareEnv = 'unset' | 'empty';
+
 export interface ContainerRecord {
   id: string;
   /** with its leading slash, as dockerd keeps names */
@@ -59,6 +66,8 @@ export interface ContainerRecord {
   hostConfig: HostConfig;
   networkingConfig: NetworkingConfig;
   mountPoints: MountPoint[];
+  /** absent in records made before it was kept: those had their entries rewritten already */
+  bareEnv?: BareEnv;
   restartCount: number;
   state: ContainerState;
 }

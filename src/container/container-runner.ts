@@ -60,6 +60,7 @@ export class ContainerRunner {
         id,
         config: record.config,
         hostConfig: record.hostConfig,
+        bareEnv: record.bareEnv,
         rootfsPath,
         containerDir: paths.dir(id),
         shmDir: paths.shmDir(id),

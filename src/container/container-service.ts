@@ -16,7 +16,7 @@ import type { ParsedMount } from './config/validate-mounts.js';
 import type { ContainerEvents } from './container-events.js';
 import type { ContainerRunner, LostRun } from './container-runner.js';
 import { NoSuchContainerError, type ContainerStore } from './container-store.js';
-import { canMove, initialState, ZERO_TIME, type ContainerRecord, type ContainerStatus } from './container-record.js';
+import { canMove, initialState, ZERO_TIME, type BareEnv, type ContainerRecord, type ContainerStatus } from './container-record.js';
 import { hasProcess, isActive, notRunningError } from './container-state.js';
 import type { HealthProbe } from './health/health-monitor.js';
 import { watchHealth, type HealthWatch } from './health/watch-health.js';
@@ -31,6 +31,9 @@ import type { ContainerUpdate } from './update/update-body.js';
 
 /** dockerd's default for `docker stop` when neither `t` nor StopTimeout say. */
 const DEFAULT_STOP_TIMEOUT_S = 10;
+/** How long a kill with SIGKILL waits for the run to end before it says the process did not go (dockerd's). */
+const KILL_WAIT_MS = 10_000;
+const SIGKILL = 9;
 
 export type WaitCondition = 'not-running' | 'next-exit' | 'removed';
 
@@ -48,6 +51,7 @@ export interface ContainerCreateSpec {
   name?: string;
   image: { id: Digest; topLayer: Digest | null; layerDirs: readonly string[] };
   config: ContainerConfig;
+  bareEnv: BareEnv;
   hostConfig: HostConfig;
   networkingConfig: NetworkingConfig;
   /** Binds then Mounts, parsed and checked against each other (collectMounts) */
@@ -156,6 +160,7 @@ export class ContainerService {
         hostConfig: structuredClone(spec.hostConfig),
         networkingConfig: structuredClone(spec.networkingConfig),
         mountPoints,
+        bareEnv: spec.bareEnv,
         restartCount: 0,
         state: initialState(),
       };
@@ -214,16 +219,24 @@ export class ContainerService {
     });
   }
 
+  /**
+   * Sends the signal. SIGKILL (the default) answers only once the run has ended, as dockerd's Kill
+   * waits for it: a client that removes the container next finds it stopped. Other signals return at once.
+   */
   async kill(ref: string, signal: string | undefined): Promise<void> {
     const record = this.get(ref);
-    const number = signal === undefined || signal === '' ? 9 : signalNumber(signal);
+    const number = signal === undefined || signal === '' ? SIGKILL : signalNumber(signal);
     await this.serial(record.id, async () => {
       if (this.cancelRestart(record)) return;
       if (!hasProcess(record.state.status)) throw notRunningError(record.id);
       // any kill through the API counts as a user's stop for the restart policy, as in dockerd
       record.state.stoppedByUser = true;
       this.store.save(record);
+      const run = this.runs.get(record.id);
       await this.signal(record, number);
+      if (number !== SIGKILL || run === undefined) return;
+      const ended = await Promise.race([run.finished.then(() => true), delay(KILL_WAIT_MS).then(() => false)]);
+      if (!ended) throw new EngineError('system', `tried to kill container ${record.id}, but did not receive an exit event`);
     });
   }
 
@@ -241,8 +254,8 @@ export class ContainerService {
   async unpause(ref: string): Promise<void> {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
-      // dockerd answers 500 here
-      if (record.state.status !== 'paused') throw new EngineError('system', `Container ${record.id} is not paused`);
+      // dockerd 20.10 answered 500 the second time; newer engines answer 409 every time, as clients expect
+      if (record.state.status !== 'paused') throw conflict(`Container ${record.id} is not paused`);
       await this.opts.runner.resume(record.id);
       this.setStatus(record, 'running');
       this.publish(record, 'unpause');
@@ -532,7 +545,7 @@ export class ContainerService {
     if (wait >= 0) {
       const ended = await Promise.race([run.finished.then(() => true), delay(wait * 1000).then(() => false)]);
       if (ended) return;
-      await this.signal(record, 9).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'stop kill'));
+      await this.signal(record, SIGKILL).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'stop kill'));
     }
     await run.finished;
   }
@@ -541,7 +554,7 @@ export class ContainerService {
     await this.opts.runner.signal(record.id, signal);
     this.publish(record, 'kill', { signal: String(signal) });
     // a paused container must run to receive it (dockerd resumes it too)
-    if (record.state.status === 'paused' && (signal === 9 || signal === signalNumber(record.config.StopSignal || 'SIGTERM'))) {
+    if (record.state.status === 'paused' && (signal === SIGKILL || signal === signalNumber(record.config.StopSignal || 'SIGTERM'))) {
       await this.opts.runner.resume(record.id).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'resume to deliver a signal'));
       this.setStatus(record, 'running');
     }
@@ -561,7 +574,7 @@ export class ContainerService {
     if (run) {
       record.state.stoppedByUser = true;
       // a run that ended as it was killed makes runc fail: the wait below is what counts
-      await this.signal(record, 9).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'kill before removal'));
+      await this.signal(record, SIGKILL).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'kill before removal'));
       await run.finished;
     }
     if (record.state.status !== 'removing') this.setStatus(record, 'removing');

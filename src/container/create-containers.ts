@@ -11,6 +11,7 @@ import { resolveCommand } from '../runtime/tool-path.js';
 import { ContainerArchive } from './archive/container-archive.js';
 import { daemonCreateLimits } from './config/create-limits.js';
 import { containerApi } from './container-api.js';
+import { commitContainer, type CommitRequest } from './container-commit.js';
 import { ContainerEvents } from './container-events.js';
 import type { ContainerImages } from './container-images.js';
 import { containerInventory } from './container-inventory.js';
@@ -52,6 +53,7 @@ export async function createContainers(deps: ContainersDeps) {
   return {
     api: containerApi({ ...viewDeps, service, store, events, archive, limits: daemonCreateLimits(), dataRoot }),
     execApi: execApi(execs),
+    commitApi: { commit: (req: CommitRequest) => commitContainer({ service, rootfs, images, events }, req) },
     /** the typed create path, for whatever makes containers besides the API */
     service,
     inventory: containerInventory(store, viewDeps),

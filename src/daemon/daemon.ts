@@ -47,7 +47,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     undo.push(() => containers.shutdown());
     const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory } });
 
-    api = createApiServer({ system: system.api, image: images.api, container: containers.api, exec: containers.execApi }, log);
+    api = createApiServer({ system: system.api, image: images.api, commit: containers.commitApi, container: containers.api, exec: containers.execApi }, log);
     const tlsEnabled = config.tls === true || config.tlsVerify;
     for (const address of listenAddresses(config)) {
       await api.listen(address, {

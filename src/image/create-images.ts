@@ -9,6 +9,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { FilterArgs } from '../lib/filters.js';
 import { Staging } from '../store/staging.js';
 import { pruneSelection, selectImages } from './image-filters.js';
+import { prepareCommit } from './image-commit.js';
 import { imageImport, type ImportOptions } from './image-import.js';
 import { imageLoad } from './image-load.js';
 import { ImageRemoval } from './image-removal.js';
@@ -52,8 +53,8 @@ export function createImages(deps: { dataRoot: string; events: EventBus; log: Lo
   };
   return {
     api,
-    /** what containers need: the image a create names, and the layer directories its root filesystem stacks */
-    store: { get: api.get, layerDirs: api.layerDirs },
+    /** what containers need: the image a create names, the layer directories its root filesystem stacks, and commits */
+    store: { get: api.get, layerDirs: api.layerDirs, prepareCommit: (name: { repo: string; tag: string }) => prepareCommit(store, name) },
     /** what /info and /system/df show of images */
     inventory,
   };

@@ -28,8 +28,8 @@ const digestOnly = image('digest-only', { digests: [`app@${sha256Digest('x')}`],
 const all = [old, mid, untagged, digestOnly];
 
 const filters = (json: Record<string, string[]>) => FilterArgs.fromJson(JSON.stringify(json));
-const nameOf = new Map([[old, 'old'], [mid, 'mid'], [untagged, 'untagged'], [digestOnly, 'digestOnly']]);
-const names = (images: Image[]) => images.map((i) => nameOf.get(i));
+const nameOf = new Map([[old.id, 'old'], [mid.id, 'mid'], [untagged.id, 'untagged'], [digestOnly.id, 'digestOnly']]);
+const names = (images: Image[]) => images.map((i) => nameOf.get(i.id));
 const get = (ref: string): Image => {
   const found = all.find((i) => i.repoTags.includes(ref) || i.id === ref);
   if (found === undefined) throw new NoSuchImageError(ref);
@@ -58,10 +58,13 @@ describe('selectImages', () => {
     assert.throws(() => selectImages(all, filters({ since: ['nope:1'] }), get), NoSuchImageError);
   });
 
-  it('matches reference as a glob on the familiar name, with or without its tag', () => {
-    assert.deepEqual(names(selectImages(all, filters({ reference: ['app'] }), get)), ['mid', 'old']);
+  it('matches reference as a glob on the familiar reference or its name, and shows only the names that match', () => {
+    const app = selectImages(all, filters({ reference: ['app'] }), get);
+    assert.deepEqual(names(app), ['digestOnly', 'mid', 'old']);
+    assert.deepEqual(app.map((i) => [i.repoTags, i.repoDigests]), [[[], [`app@${sha256Digest('x')}`]], [['app:2'], []], [['app:1'], []]]);
     assert.deepEqual(names(selectImages(all, filters({ reference: ['app:1'] }), get)), ['old']);
-    assert.deepEqual(names(selectImages(all, filters({ reference: ['oth*'] }), get)), ['mid']);
+    const other = selectImages(all, filters({ reference: ['oth*'] }), get);
+    assert.deepEqual(other.map((i) => [nameOf.get(i.id), i.repoTags]), [['mid', ['other:2']]]);
   });
 
   it('refuses a filter the list does not know', () => {

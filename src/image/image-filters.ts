@@ -29,7 +29,13 @@ export function selectImages(images: Image[], filters: FilterArgs, get: (refOrId
     selected = selected.filter((i) => createdMs(i) > at);
   }
   const patterns = filters.values('reference');
-  if (patterns.length > 0) selected = selected.filter((i) => i.repoTags.some((t) => patterns.some((p) => matchReference(p, t))));
+  if (patterns.length > 0) {
+    // as dockerd: only the names that match are shown, and an image with none is left out
+    const matching = (refs: string[]) => refs.filter((r) => patterns.some((p) => matchReference(p, r)));
+    selected = selected
+      .map((i) => ({ ...i, repoTags: matching(i.repoTags), repoDigests: matching(i.repoDigests) }))
+      .filter((i) => i.repoTags.length + i.repoDigests.length > 0);
+  }
   return [...selected].sort((a, b) => createdMs(b) - createdMs(a));
 }
 
@@ -61,7 +67,10 @@ function createdMs(image: Image): number {
   return image.config.created ? Date.parse(image.config.created) : 0;
 }
 
-/** dockerd matches a `reference` filter as a path glob against the familiar name, with or without its tag. */
-function matchReference(pattern: string, tag: string): boolean {
-  return globMatch(pattern, tag) || globMatch(pattern, tag.replace(/:[^:/]*$/, ''));
+/**
+ * dockerd's FamiliarMatch: a path glob against the familiar reference (busybox:1, busybox@sha256:…),
+ * or else against its name alone.
+ */
+function matchReference(pattern: string, ref: string): boolean {
+  return globMatch(pattern, ref) || globMatch(pattern, ref.replace(/@.*$/, '').replace(/:[^:/]*$/, ''));
 }

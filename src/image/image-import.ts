@@ -12,7 +12,7 @@ import { sha256Digest } from './digest.js';
 import { parseImageConfig } from './image-config.js';
 import type { ImageStore } from './image-store.js';
 import { parsePlatform } from './platform.js';
-import { familiarString, parseNormalizedReference, validateTag, withDefaultTag, type ImageReference } from './reference.js';
+import { familiarString, taggedReference } from './reference.js';
 
 export interface ImportOptions {
   /** Where the root filesystem comes from: "-" for the session's input, or a URL. */
@@ -27,7 +27,7 @@ export interface ImportOptions {
 
 export function imageImport(deps: { store: ImageStore; events: EventBus }, opts: ImportOptions): StreamSession<ProgressSink> {
   const { store, events } = deps;
-  const ref = opts.repo === '' ? undefined : importReference(opts.repo, opts.tag);
+  const ref = opts.repo === '' ? undefined : taggedReference(opts.repo, opts.tag);
   const changes = parseChanges(opts.changes);
   const platform = parsePlatform(opts.platform);
   const url = opts.sourceName === '-' ? undefined : sourceUrl(opts.sourceName);
@@ -63,12 +63,6 @@ export function imageImport(deps: { store: ImageStore; events: EventBus }, opts:
       await out.status(id);
     },
   };
-}
-
-function importReference(repo: string, tag: string): ImageReference {
-  const parsed = parseNormalizedReference(repo);
-  if (tag !== '') validateTag(tag);
-  return withDefaultTag(tag !== '' && parsed.digest === undefined ? { ...parsed, tag } : parsed);
 }
 
 /** fromSrc as dockerd reads it: a URL, http:// when it names no scheme. */

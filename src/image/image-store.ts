@@ -16,7 +16,7 @@ import { parseImageConfig, type ImageConfig } from './image-config.js';
 import { NoSuchImageError } from './image-errors.js';
 import { ImageRecords, type ImageRecord } from './image-records.js';
 import { LayerStore, type LayerRecord } from './layer-store.js';
-import { familiarString, formatReference, isImageIdLike, parseNormalizedReference, validateTag, withDefaultTag, type ImageReference } from './reference.js';
+import { familiarString, formatReference, isImageIdLike, parseNormalizedReference, tagReference, withDefaultTag, type ImageReference } from './reference.js';
 
 export interface Image {
   id: Digest;
@@ -131,12 +131,7 @@ export class ImageStore {
   /** Points repo:tag at an image. */
   tag(refOrId: string, repo: string, tag: string): void {
     const id = this.resolveId(refOrId);
-    if (tag !== '') validateTag(tag);
-    const parsed = parseNormalizedReference(repo);
-    if (parsed.tag !== undefined || parsed.digest !== undefined) {
-      if (tag !== '' || parsed.digest !== undefined) throw invalidParameter('refusing to create an ambiguous tag using digest algorithm as name');
-    }
-    const ref = withDefaultTag({ ...parsed, tag: parsed.tag ?? (tag || undefined) });
+    const ref = tagReference(repo, tag);
     this.name(id, [ref]);
     this.events.publish('image', 'tag', { id, attributes: { name: familiarString(ref) } });
   }

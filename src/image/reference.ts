@@ -89,6 +89,23 @@ export function validateTag(t: string): void {
  * a name first and an ID prefix second, because short hex strings ("abc", "cafe") are valid names
  * too; only a full 64-digit ID, bare or with "sha256:", is looked up by ID alone (ParseAnyReference).
  */
+/** The name POST /images/{name}/tag and a commit give an image: repo with tag (latest by default); 400 for one dockerd refuses. */
+export function tagReference(repo: string, tag: string): ImageReference {
+  if (tag !== '') validateTag(tag);
+  const parsed = parseNormalizedReference(repo);
+  if (parsed.tag !== undefined || parsed.digest !== undefined) {
+    if (tag !== '' || parsed.digest !== undefined) throw invalidParameter('refusing to create an ambiguous tag using digest algorithm as name');
+  }
+  return withDefaultTag({ ...parsed, tag: parsed.tag ?? (tag || undefined) });
+}
+
+/** The name an import gives an image: the tag added unless the repo holds a digest; latest by default. */
+export function taggedReference(repo: string, tag: string): ImageReference {
+  const parsed = parseNormalizedReference(repo);
+  if (tag !== '') validateTag(tag);
+  return withDefaultTag(tag !== '' && parsed.digest === undefined ? { ...parsed, tag } : parsed);
+}
+
 export function isImageIdLike(s: string): boolean {
   return ID_OR_PREFIX.test(s);
 }

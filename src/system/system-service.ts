@@ -2,6 +2,7 @@
 // behind /events. The counts and sizes come from each area's usage provider, so that every area
 // (volumes and the build cache next) joins both answers in this one place.
 import { statfsSync } from 'node:fs';
+import path from 'node:path';
 import type { ContainerCounts } from '../container/container-inventory.js';
 import type { ContainerView } from '../container/container-view.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -9,6 +10,7 @@ import type { EngineEvent } from '../events/event.js';
 import type { Image } from '../image/image-store.js';
 import type { ItemSink, StreamSession } from '../lib/stream-session.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
+import { INIT_BINARY } from '../runtime/tool-path.js';
 import { BERTH_VERSION, BUILD_INFO } from '../version.js';
 import { cgroupWarnings, readCgroupFacts, type CgroupFacts } from './cgroup-facts.js';
 import { kernelHasSeccomp, openFileDescriptors, readHostFacts, readSysctlFlag, type HostFacts } from './host-facts.js';
@@ -71,6 +73,8 @@ export interface InfoFacts {
   proxies: { http: string; https: string; no: string };
   labels: string[];
   runcCommit: string;
+  /** the init of `--init`: its name, and its commit when its version says one */
+  init: { binary: string; commit: string };
   securityOptions: string[];
   warnings: string[];
 }
@@ -124,7 +128,8 @@ export class SystemService {
     if (!ipv4Forwarding) warnings.push('WARNING: IPv4 forwarding is disabled');
     if (!bridgeNfIptables) warnings.push('WARNING: bridge-nf-call-iptables is disabled');
     if (!bridgeNfIp6tables) warnings.push('WARNING: bridge-nf-call-ip6tables is disabled');
-    const runc = (await this.toolVersions()).find((t) => t.name === 'runc');
+    const tools = await this.toolVersions();
+    const runc = tools.find((t) => t.name === 'runc');
     return {
       id: this.opts.engineId,
       version: BERTH_VERSION,
@@ -149,6 +154,7 @@ export class SystemService {
       },
       labels: settings.labels,
       runcCommit: runc?.commit ?? '',
+      init: { binary: path.basename(INIT_BINARY), commit: tools.find((t) => t.name === 'docker-init')?.commit ?? '' },
       securityOptions: kernelHasSeccomp() ? ['name=seccomp,profile=default'] : [],
       warnings,
     };

@@ -7,6 +7,7 @@ import { allRoutes } from '../../src/api/routes/all-routes.js';
 import type { ContainerBackend } from '../../src/api/routes/container/backend.js';
 import type { ExecBackend } from '../../src/api/routes/exec/backend.js';
 import type { ImageBackend } from '../../src/api/routes/image/backend.js';
+import type { ImageCommitBackend } from '../../src/api/routes/image/commit-backend.js';
 import type { SystemBackend } from '../../src/api/routes/system/backend.js';
 
 // The compiled test runs from dist/test/docs/. The spec's operations come from the repository's own
@@ -93,7 +94,8 @@ describe('docs/COMPATIBILITY.md', () => {
     // every container operation, by the backend's own keys
     const container = new Proxy({} as ContainerBackend, { get: () => unused });
     const exec = new Proxy({} as ExecBackend, { get: () => unused });
-    const served = allRoutes({ system, image, container, exec }).map(key).sort();
+    const commit = new Proxy({} as ImageCommitBackend, { get: () => unused });
+    const served = allRoutes({ system, image, commit, container, exec }).map(key).sort();
     const claimed = doc.rows.filter((r) => r.status !== 'not yet').map(key).sort();
     assert.deepEqual(claimed, served);
   });

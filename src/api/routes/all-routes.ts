@@ -5,6 +5,7 @@ import { containerRoutes } from './container/routes.js';
 import type { ExecBackend } from './exec/backend.js';
 import { execRoutes } from './exec/routes.js';
 import type { ImageBackend } from './image/backend.js';
+import type { ImageCommitBackend } from './image/commit-backend.js';
 import { imageRoutes } from './image/routes.js';
 import type { SystemBackend } from './system/backend.js';
 import { systemRoutes } from './system/routes.js';
@@ -12,6 +13,8 @@ import { systemRoutes } from './system/routes.js';
 export interface Backends {
   system: SystemBackend;
   image: ImageBackend;
+  /** POST /commit, tagged Image in the spec, served by the containers */
+  commit: ImageCommitBackend;
   container: ContainerBackend;
   exec: ExecBackend;
 }
@@ -19,7 +22,7 @@ export interface Backends {
 export function allRoutes(backends: Backends): Route[] {
   return [
     ...systemRoutes(backends.system),
-    ...imageRoutes(backends.image),
+    ...imageRoutes(backends.image, backends.commit),
     ...containerRoutes(backends.container),
     ...execRoutes(backends.exec),
   ];

@@ -13,6 +13,7 @@ export interface SystemVersion {
   ApiVersion: string;
   MinAPIVersion: string;
   GitCommit: string;
+  GoVersion: string;
   Os: string;
   Arch: string;
   KernelVersion: string;

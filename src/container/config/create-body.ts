@@ -240,6 +240,16 @@ export function decodeGoStruct(body: unknown, goName: string, fields: Record<str
   return decodeStruct(body as Record<string, unknown>, { goName, fields }, '');
 }
 
+/**
+ * The container config of a body that may leave it out (POST /commit's): undefined for no body or
+ * one without a config field, as Go leaves the wrapper's embedded *Config nil then.
+ */
+export function decodeOptionalConfig(body: unknown): ContainerConfig | undefined {
+  if (body === null || body === undefined) return undefined;
+  if (typeof body === 'object' && !Array.isArray(body) && !Object.keys(containerConfigFields).some((k) => k in body)) return undefined;
+  return decodeCreateBody(body).config;
+}
+
 function configCannotBeEmpty(): EngineError {
   return invalidParameter('Config cannot be empty in order to create a container');
 }

@@ -18,7 +18,8 @@ export function mergeImageConfig(c: ContainerConfig, image: ImageRuntimeConfig |
   if (!c.Entrypoint?.length && !c.Cmd?.length) throw invalidParameter('No command specified');
 }
 
-function mergeFromImage(c: ContainerConfig, image: ImageRuntimeConfig): void {
+/** dockerd's `merge`, in place: what `c` leaves unset comes from `image` (a commit merges the container's config under the given one). */
+export function mergeFromImage(c: ContainerConfig, image: ImageRuntimeConfig): void {
   if (!c.User) c.User = image.User ?? '';
   if (!c.ExposedPorts || Object.keys(c.ExposedPorts).length === 0) c.ExposedPorts = image.ExposedPorts;
   else c.ExposedPorts = { ...image.ExposedPorts, ...c.ExposedPorts };

@@ -7,6 +7,7 @@ import type { CreateBehaviours } from './create-behaviours.js';
 import type { CreateLimits } from './create-limits.js';
 import { adjustForApiVersion, fillHostConfigDefaults, shapeConfig, shapeHostConfig } from './host-config-defaults.js';
 import { mergeImageConfig, type ImageRuntimeConfig } from './merge-image-config.js';
+import type { BareEnv } from '../container-record.js';
 import type { ContainerConfig, HostConfig, NetworkingConfig } from './types.js';
 import { validateContainerConfig } from './validate-config.js';
 import { mergeLogConfig, validateIsolation, validatePlatformOptions, validateRestartPolicy } from './validate-host-options.js';
@@ -32,6 +33,8 @@ export interface NormalizeCreateInput {
 
 export interface NormalizedCreate {
   config: ContainerConfig;
+  /** what Config.Env entries without "=" do to the process's environment, by the API version */
+  bareEnv: BareEnv;
   hostConfig: HostConfig;
   networkingConfig: NetworkingConfig;
   warnings: string[];
@@ -69,13 +72,12 @@ export function normalizeCreate(input: NormalizeCreateInput): NormalizedCreate {
   validateSysctls(hc);
   const mounts = collectMounts(hc, input.dataRoot, mountItems);
 
-  return { config: shapeConfig(config), hostConfig: shapeHostConfig(hc), networkingConfig, warnings, mounts };
+  const bareEnv = api.has('envWithoutEqualsRemovesVariable') ? 'unset' : 'empty';
+  return { config: shapeConfig(config), bareEnv, hostConfig: shapeHostConfig(hc), networkingConfig, warnings, mounts };
 }
 
-/** The seed's version differences in ContainerConfig. */
+/** The seed's version differences in ContainerConfig (Env's is the process's: bareEnv). */
 function adjustConfigForApiVersion(config: ContainerConfig, api: CreateBehaviours): void {
-  // before 1.40 a variable without "=" is set, empty; from 1.40 it removes the variable
-  if (!api.has('envWithoutEqualsRemovesVariable') && config.Env) config.Env = config.Env.map((e) => (e.includes('=') ? e : `${e}=`));
   // HealthConfig.StartPeriod exists from 1.40
   if (!api.has('healthcheckMinimumDuration') && config.Healthcheck) delete config.Healthcheck.StartPeriod;
 }

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { EngineError } from '../../errors.js';
 import { replaceOrAppendEnv } from '../../lib/env-values.js';
 import { ociSpec, type OciMount, type OciSpec } from '../../runtime/oci-spec.js';
+import { INIT_BINARY } from '../../runtime/tool-path.js';
 import type { ContainerConfig, HostConfig } from '../config/types.js';
+import type { BareEnv } from '../container-record.js';
 import { containerCapabilities } from './capabilities.js';
 import { containerDevices } from './devices.js';
 import { writeEtcFiles, HOSTNAME_FILE, HOSTS_FILE, RESOLV_CONF_FILE } from './etc-files.js';
@@ -24,8 +26,6 @@ import { resolveUser } from './user.js';
 export const DEFAULT_PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** Where Init puts its init in the container (dockerd's inContainerInitPath). */
 export const IN_CONTAINER_INIT_PATH = '/sbin/docker-init';
-/** catatonit, Debian's, installed by setup: berth's docker-init (Docker ships tini). */
-export const DEFAULT_INIT_BINARY = '/usr/bin/catatonit';
 /** The cgroup parent of containers without HostConfig.CgroupParent (Docker's is /docker). */
 export const DEFAULT_CGROUP_PARENT = '/berth';
 
@@ -35,6 +35,8 @@ export interface BuildSpecInput {
   /** Config and HostConfig after normalize-create (dockerd's defaults filled) */
   config: ContainerConfig;
   hostConfig: HostConfig;
+  /** what Config.Env entries without "=" do: unset (the default) or set empty */
+  bareEnv?: BareEnv;
   /** the container's root filesystem, mounted (user lookup, working directory) */
   rootfsPath: string;
   /** The container's own directory on the host: buildContainerSpec writes hostname, hosts and resolv.conf there. */
@@ -102,7 +104,7 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
   let args = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
   if (hc.Init && hasPrivatePidNamespace(hc)) {
     args = [IN_CONTAINER_INIT_PATH, '--', ...args];
-    mounts.unshift({ destination: IN_CONTAINER_INIT_PATH, type: 'bind', source: input.initBinary ?? DEFAULT_INIT_BINARY, options: ['bind', 'ro'] });
+    mounts.unshift({ destination: IN_CONTAINER_INIT_PATH, type: 'bind', source: input.initBinary ?? INIT_BINARY, options: ['bind', 'ro'] });
   }
 
   const sysctl: Record<string, string> = {};
@@ -121,7 +123,7 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
 
   return ociSpec({
     args,
-    env: daemonEnvironment(config),
+    env: daemonEnvironment(config, input.bareEnv),
     cwd,
     user: { uid: user.uid, gid: user.gid, additionalGids: user.additionalGids },
     terminal: tty,
@@ -204,10 +206,14 @@ export function workingDirectory(rootfs: string, workingDir: string | undefined)
   return cwd;
 }
 
-/** PATH, HOSTNAME and TERM (with a terminal) under Config.Env, as dockerd's CreateDaemonEnvironment. */
-export function daemonEnvironment(config: ContainerConfig): string[] {
+/**
+ * PATH, HOSTNAME and TERM (with a terminal) under Config.Env, as dockerd's CreateDaemonEnvironment;
+ * an entry without "=" unsets its variable, or sets it empty for a container made before API 1.40.
+ */
+export function daemonEnvironment(config: ContainerConfig, bareEnv: BareEnv = 'unset'): string[] {
   const env = [DEFAULT_PATH_ENV, `HOSTNAME=${config.Hostname ?? ''}`];
   if (config.Tty) env.push('TERM=xterm');
-  return replaceOrAppendEnv(env, config.Env ?? []);
+  const given = config.Env ?? [];
+  return replaceOrAppendEnv(env, bareEnv === 'empty' ? given.map((e) => (e.includes('=') ? e : `${e}=`)) : given);
 }
 

@@ -69,11 +69,7 @@ describe('concurrency', () => {
       for (let round = 0; round < 5; round++) {
         const ops = ['start', 'stop?t=0', 'start', 'restart?t=0', 'kill', 'start', 'stop?t=0', 'pause', 'unpause'];
         const answers = await Promise.all(ops.map((op) => d.request('POST', `/containers/${id}/${op}`, { timeoutMs: 60000 })));
-        answers.forEach((a, i) => {
-          // dockerd answers an unpause of a container that is not paused with a plain error: 500
-          const expected = a.status === 500 && ops[i] === 'unpause' && (a.json() as { message: string }).message === `Container ${id} is not paused`;
-          assert.ok(expected || [204, 304, 409].includes(a.status), `round ${round}, ${ops[i]}: ${a.status} ${a.body}`);
-        });
+        answers.forEach((a, i) => assert.ok([204, 304, 409].includes(a.status), `round ${round}, ${ops[i]}: ${a.status} ${a.body}`));
         await assertConsistent(id);
       }
       // and it still works normally

@@ -129,6 +129,40 @@ describe('container lifecycle', () => {
     assert.equal((await d.docker(['ps', '-aq'])).stdout.trim(), '');
   });
 
+  test("kill with SIGKILL answers once the container has stopped (docker-py's kill() then remove(); top after docker kill)", async () => {
+    const run = async (...cmd: string[]) => (await d.docker(['run', '-d', 'busybox', ...cmd])).stdout.trim();
+    const first = await run('sleep', '300');
+    assert.equal((await d.request('POST', `/containers/${first}/kill`)).status, 204);
+    assert.equal((await d.request('DELETE', `/containers/${first}`)).status, 204);
+
+    const second = await run('sleep', '300');
+    assert.equal((await d.docker(['kill', '--signal', 'KILL', second])).code, 0);
+    const top = await d.request('GET', `/containers/${second}/top`);
+    assert.equal(top.status, 409);
+    assert.equal(json(top.body).message, `Container ${second} is not running`);
+    assert.equal((await inspect(second)).State.Status, 'exited');
+
+    // other signals answer at once: this one is ignored, and the container runs on
+    const third = await run('sh', '-c', 'trap "" USR1; while true; do sleep 1; done');
+    assert.equal((await d.request('POST', `/containers/${third}/kill?signal=USR1`)).status, 204);
+    assert.equal((await inspect(third)).State.Status, 'running');
+    await d.docker(['rm', '-f', second, third]);
+  });
+
+  test('unpause of a container that is not paused is a 409 every time', async () => {
+    const id = (await d.docker(['run', '-d', 'busybox', 'sleep', '300'])).stdout.trim();
+    const notPaused = async () => {
+      const r = await d.request('POST', `/containers/${id}/unpause`);
+      assert.equal(r.status, 409);
+      assert.equal(json(r.body).message, `Container ${id} is not paused`);
+    };
+    await notPaused();
+    assert.equal((await d.request('POST', `/containers/${id}/pause`)).status, 204);
+    assert.equal((await d.request('POST', `/containers/${id}/unpause`)).status, 204);
+    await notPaused();
+    await d.docker(['rm', '-f', id]);
+  });
+
   test('wait with conditions', async () => {
     const id = (await d.docker(['create', 'busybox', 'sh', '-c', 'exit 5'])).stdout.trim();
     const waiting = d.request('POST', `/containers/${id}/wait?condition=next-exit`, { timeoutMs: 30000 });

@@ -1,7 +1,8 @@
-// Bad archives: each gives a clear 400 with a {"message"} and leaves the store as it was, with
-// nothing written outside the data root.
+// Bad archives: each load answers 200 and reports the failure in-band, as dockerd's stream does
+// ({"errorDetail":{"message"},"error"}: docker-py raises ImageLoadError from it, the CLI prints it
+// and exits 1), and leaves the store as it was, with nothing written outside the data root.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Berthd, tempDir } from '../../helpers/berthd.js';
@@ -32,9 +33,12 @@ function storeSnapshot(): string[] {
 async function expectRefused(archive: Buffer, message: RegExp): Promise<void> {
   const before = storeSnapshot();
   const r = await d.request('POST', '/images/load', { body: archive, timeoutMs: 60000 });
-  assert.equal(r.status, 400, `a bad archive answered ${r.status}: ${r.body}`);
+  assert.equal(r.status, 200, `a bad archive answered ${r.status}: ${r.body}`);
   assert.equal(r.headers['content-type'], 'application/json');
-  assert.match((r.json() as { message: string }).message, message);
+  const lines = r.body.trim().split('\n').map((l) => JSON.parse(l) as { error?: string; errorDetail?: { message: string } });
+  const last = lines.at(-1);
+  assert.match(last?.error ?? '', message);
+  assert.deepEqual(last?.errorDetail, { message: last?.error });
   assert.deepEqual(storeSnapshot(), before, 'the store changed');
   assert.deepEqual(readdirSync(outside), [], 'something was written outside the data root');
   const list = (await d.request('GET', '/images/json')).json() as Array<{ RepoTags: string[] }>;
@@ -102,6 +106,14 @@ describe('bad image archives', () => {
 
   it('an archive without manifest.json or index.json', async () => {
     await expectRefused(await tarOf([{ name: 'hello', content: 'x' }]), /neither manifest\.json nor index\.json/);
+  });
+
+  it('docker load prints the in-band error and fails, as with dockerd', async () => {
+    const file = path.join(tempDir(), 'bad.tar');
+    writeFileSync(file, await tarOf([{ name: 'hello', content: 'x' }]));
+    const r = await d.docker(['load', '-i', file]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /neither manifest\.json nor index\.json/);
   });
 
   it('an image config that is not JSON', async () => {

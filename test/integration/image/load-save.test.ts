@@ -4,10 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { extract } from 'tar-stream';
 import { Berthd, tempDir } from '../../helpers/berthd.js';
 import { dockerSaveArchive, makeImage, ociLayoutArchive, sha256, tarOf, type TestImage } from '../../helpers/image-archives.js';
-import { threeLayerImage } from './fixtures.js';
+import { threeLayerImage, untar } from './fixtures.js';
 
 let d: Berthd;
 let image: TestImage;
@@ -20,25 +19,6 @@ after(() => d.stop());
 async function load(archive: Buffer, target = d): Promise<{ status: number; messages: Array<Record<string, unknown>> }> {
   const r = await target.request('POST', '/images/load', { body: archive, headers: { 'Content-Type': 'application/x-tar' }, timeoutMs: 60000 });
   return { status: r.status, messages: r.body.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
-}
-
-async function untar(data: Buffer): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  const ex = extract();
-  ex.on('entry', (header, stream, next) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c) => chunks.push(c as Buffer));
-    stream.on('end', () => {
-      if (header.type === 'file') files.set(header.name, Buffer.concat(chunks));
-      next();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    ex.on('finish', resolve);
-    ex.on('error', reject);
-    ex.end(data);
-  });
-  return files;
 }
 
 async function getRaw(urlPath: string): Promise<Buffer> {
@@ -195,6 +175,18 @@ describe('the docker CLI', () => {
     assert.equal(rmi.stdout.trim(), 'Untagged: cli/test:2');
     const rmiLast = await d.docker(['rmi', 'cli/test:1']);
     assert.match(rmiLast.stdout, /Untagged: cli\/test:1\nDeleted: sha256:/);
+  });
+
+  it('images -q REF prints the image once, for the names that match only', async () => {
+    const img = await threeLayerImage(['quiet/a:1', 'quiet/b:1'], 'quiet');
+    await d.request('POST', '/images/load', { body: await dockerSaveArchive([img]) });
+    const quiet = await d.docker(['images', '-q', 'quiet/a']);
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.equal(quiet.stdout, `${img.id.slice(7, 19)}\n`);
+    const filters = encodeURIComponent(JSON.stringify({ reference: ['quiet/b:*'] }));
+    const listed = (await d.request('GET', `/images/json?filters=${filters}`)).json() as Array<{ RepoTags: string[] }>;
+    assert.deepEqual(listed.map((i) => i.RepoTags), [['quiet/b:1']]);
+    await d.docker(['rmi', 'quiet/a:1', 'quiet/b:1']);
   });
 
   it('publishes image events for what was done', async () => {

@@ -46,6 +46,10 @@ for (const prefix of VERSION_PREFIXES) {
       assert.equal(i.LoggingDriver, 'json-file');
       assert.equal(i.DefaultRuntime, 'runc');
       assert.deepEqual(Object.keys(i.Runtimes as object), ['runc']);
+      // what is true of berth: containers outlive the daemon, catatonit is the init, only what works is listed
+      assert.equal(i.LiveRestoreEnabled, true);
+      assert.equal(i.InitBinary, 'catatonit');
+      assert.deepEqual(i.Plugins, { Volume: ['local'], Network: ['host', 'null'], Authorization: null, Log: ['json-file'] });
       assert.deepEqual(i.Labels, ['rack=r1', 'zone=a']);
       assert.equal(i.Debug, false);
       assert.equal(i.Containers, 0);

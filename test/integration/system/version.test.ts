@@ -34,6 +34,15 @@ for (const prefix of VERSION_PREFIXES) {
       assert.equal(engine.Details.ApiVersion, '1.41');
       assert.equal(engine.Details.MinAPIVersion, '1.25');
       assert.equal(engine.Details.Os, 'linux');
+      // every key dockerd's answer has, at the top and in the Engine's details (docker-py looks for GoVersion)
+      const dockerdTop = ['Platform', 'Components', 'Version', 'ApiVersion', 'MinAPIVersion', 'GitCommit', 'GoVersion', 'Os', 'Arch', 'KernelVersion', 'BuildTime'];
+      assert.deepEqual(dockerdTop.filter((k) => !(k in v)), []);
+      const dockerdDetails = ['ApiVersion', 'Arch', 'BuildTime', 'Experimental', 'GitCommit', 'GoVersion', 'KernelVersion', 'MinAPIVersion', 'Os'];
+      assert.deepEqual(dockerdDetails.filter((k) => !(k in engine.Details)), []);
+      assert.equal(v.GoVersion, `node${process.versions.node}`);
+      assert.equal(engine.Details.GoVersion, v.GoVersion);
+      // berth's init answers as dockerd's docker-init component
+      assert.match(v.Components.find((c) => c.Name === 'docker-init')?.Version ?? '', /catatonit/);
     });
   });
 }

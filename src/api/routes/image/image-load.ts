@@ -1,10 +1,10 @@
-// POST /images/load. dockerd starts its stream at once and reports failures in-band; berth prints
-// no progress, so its head waits for the "Loaded image" lines written when the load is done, and a
-// bad archive still gets an error status with {"message"}. The CLI shows both.
+// POST /images/load: as dockerd, the stream starts at once and a failure is reported in-band
+// ({"errorDetail"}), which is where docker-py looks for it (ImageLoadError); the "Loaded image"
+// lines come once the load is done.
 import type { Handler } from '../../router.js';
 import { runProgressSession } from '../../streams/run-progress-session.js';
 import type { ImageBackend } from './backend.js';
 
 export function imageLoad(backend: ImageBackend): Handler {
-  return (ctx) => runProgressSession(ctx, backend.load(), { headAtOnce: false, input: ctx.req });
+  return (ctx) => runProgressSession(ctx, backend.load(), { headAtOnce: true, input: ctx.req });
 }

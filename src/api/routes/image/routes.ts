@@ -1,6 +1,8 @@
 // The Image area's operations.
 import type { Route } from '../../router.js';
 import type { ImageBackend } from './backend.js';
+import type { ImageCommitBackend } from './commit-backend.js';
+import { imageCommit } from './image-commit.js';
 import { imageCreate } from './image-create.js';
 import { imageDelete } from './image-delete.js';
 import { imageGet, imageGetAll } from './image-get.js';
@@ -11,7 +13,7 @@ import { imageLoad } from './image-load.js';
 import { imagePrune } from './image-prune.js';
 import { imageTag } from './image-tag.js';
 
-export function imageRoutes(backend: ImageBackend): Route[] {
+export function imageRoutes(backend: ImageBackend, commit: ImageCommitBackend): Route[] {
   return [
     { operationId: 'ImageList', method: 'GET', path: '/images/json', handle: imageList(backend) },
     { operationId: 'ImageInspect', method: 'GET', path: '/images/{name}/json', handle: imageInspect(backend) },
@@ -23,5 +25,6 @@ export function imageRoutes(backend: ImageBackend): Route[] {
     { operationId: 'ImageLoad', method: 'POST', path: '/images/load', handle: imageLoad(backend) },
     { operationId: 'ImageCreate', method: 'POST', path: '/images/create', handle: imageCreate(backend) },
     { operationId: 'ImagePrune', method: 'POST', path: '/images/prune', handle: imagePrune(backend) },
+    { operationId: 'ImageCommit', method: 'POST', path: '/commit', handle: imageCommit(commit) },
   ];
 }

@@ -11,6 +11,7 @@ export function toSystemVersion(v: VersionFacts): SystemVersion {
     BuildTime: v.buildTime,
     Experimental: 'false',
     GitCommit: v.gitCommit,
+    GoVersion: runtimeVersion(v),
     KernelVersion: v.kernelVersion,
     MinAPIVersion: MIN_API_VERSION,
     NodeVersion: v.nodeVersion,
@@ -26,11 +27,17 @@ export function toSystemVersion(v: VersionFacts): SystemVersion {
     ApiVersion: CURRENT_API_VERSION,
     MinAPIVersion: MIN_API_VERSION,
     GitCommit: v.gitCommit,
+    GoVersion: runtimeVersion(v),
     Os: 'linux',
     Arch: v.arch,
     KernelVersion: v.kernelVersion,
     BuildTime: v.buildTime,
   };
+}
+
+/** What GoVersion says of dockerd (runtime.Version(), "go1.19.8"), said of berth's runtime: "node20.20.2". */
+function runtimeVersion(v: VersionFacts): string {
+  return `node${v.nodeVersion}`;
 }
 
 export function toSystemInfo(f: InfoFacts): SystemInfo {
@@ -44,7 +51,8 @@ export function toSystemInfo(f: InfoFacts): SystemInfo {
     Images: f.images,
     Driver: 'overlay2',
     DriverStatus: [['Backing Filesystem', f.backingFilesystem]],
-    Plugins: { Volume: ['local'], Network: ['bridge', 'host', 'null'], Authorization: null, Log: [f.loggingDriver] },
+    // what works today: bridge networks come with their issue
+    Plugins: { Volume: ['local'], Network: ['host', 'null'], Authorization: null, Log: [f.loggingDriver] },
     MemoryLimit: c.memoryLimit,
     SwapLimit: c.swapLimit,
     KernelMemory: c.kernelMemory,
@@ -92,12 +100,13 @@ export function toSystemInfo(f: InfoFacts): SystemInfo {
     Runtimes: { runc: { path: 'runc' } },
     DefaultRuntime: 'runc',
     Swarm: { NodeID: '', NodeAddr: '', LocalNodeState: 'inactive', ControlAvailable: false, Error: '', RemoteManagers: null },
-    LiveRestoreEnabled: false,
+    // containers outlive berthd under conmon, and the next start adopts them
+    LiveRestoreEnabled: true,
     Isolation: '',
-    InitBinary: '',
+    InitBinary: f.init.binary,
     ContainerdCommit: { ID: '', Expected: '' },
     RuncCommit: { ID: f.runcCommit, Expected: f.runcCommit },
-    InitCommit: { ID: '', Expected: '' },
+    InitCommit: { ID: f.init.commit, Expected: f.init.commit },
     SecurityOptions: f.securityOptions,
     Warnings: f.warnings.length > 0 ? f.warnings : null,
   };
