@@ -1,5 +1,6 @@
 // docker export and docker diff through the CLI: the whole root filesystem without the mounts, for
-// running and stopped containers, and the changes without what the runtime makes in every container.
+// running and stopped containers, its init layer included; and the changes without what the
+// runtime makes in every container.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,35 @@ describe('container export and diff', () => {
     assert.equal(fresh.status, 200);
     assert.equal(fresh.body.trim(), 'null');
     assert.equal((await d.request('GET', '/containers/nosuch/changes')).status, 404);
+  });
+
+  test("export has the init layer's entries as dockerd's does; inspect lists the init layer first in LowerDir", async () => {
+    const c = (await d.docker(['create', '--name', 'ex0', 'busybox', 'true'])).stdout.trim();
+    const file = path.join(work, 'ex0.tar');
+    assert.equal((await d.docker(['export', '-o', file, c])).code, 0);
+    // dockerd 20.10's export of a busybox container, outside bin/: the init layer's entries, mode 0755, root's
+    const listing = execFileSync('tar', ['tvf', file, '--numeric-owner'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/))
+      .map((f) => `${f[0]} ${f[1]} ${f.slice(5).join(' ')}`);
+    const initEntries = [
+      '-rwxr-xr-x 0/0 .dockerenv',
+      'drwxr-xr-x 0/0 dev/',
+      '-rwxr-xr-x 0/0 dev/console',
+      'drwxr-xr-x 0/0 dev/pts/',
+      'drwxr-xr-x 0/0 dev/shm/',
+      'drwxr-xr-x 0/0 etc/',
+      '-rwxr-xr-x 0/0 etc/hostname',
+      '-rwxr-xr-x 0/0 etc/hosts',
+      'lrwxrwxrwx 0/0 etc/mtab -> /proc/mounts',
+      '-rwxr-xr-x 0/0 etc/resolv.conf',
+      'drwxr-xr-x 0/0 proc/',
+      'drwxr-xr-x 0/0 sys/',
+    ];
+    for (const entry of initEntries) assert.ok(listing.includes(entry), `${entry} in\n${listing.join('\n')}`);
+    const lower = (JSON.parse((await d.docker(['inspect', c])).stdout) as Array<{ GraphDriver: { Data: { LowerDir: string } } }>)[0].GraphDriver.Data.LowerDir;
+    assert.match(lower, new RegExp(`/${c}/init:`));
   });
 
   test('export of a running and of a stopped container: the merged files, mounts left out', async () => {
