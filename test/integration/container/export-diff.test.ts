@@ -1,6 +1,6 @@
 // docker export and docker diff through the CLI: the whole root filesystem without the mounts, for
-// running and stopped containers, its init layer included; and the changes without what the
-// runtime makes in every container.
+// running and stopped containers, its init layer included; and the changes of the container's own
+// layer, as dockerd 20.10 lists them for the same runs.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ describe('container export and diff', () => {
     return execFileSync('tar', ['tf', file], { encoding: 'utf8' }).trim().split('\n');
   };
 
-  test('diff lists what the container changed as dockerd does (A, C, D), without the runtime mount targets', async () => {
+  test('diff lists what the container changed as dockerd does (A, C, D)', async () => {
     const r = await d.docker(['run', '--name', 'df1', 'busybox', 'sh', '-c', 'touch /x; mkdir -p /tmp/y; rm /bin/ls']);
     assert.equal(r.code, 0, r.stderr);
     const diff = await d.docker(['diff', 'df1']);
@@ -39,6 +39,39 @@ describe('container export and diff', () => {
     assert.equal(fresh.status, 200);
     assert.equal(fresh.body.trim(), 'null');
     assert.equal((await d.request('GET', '/containers/nosuch/changes')).status, 404);
+  });
+
+  test("diff gives dockerd 20.10's lists for the same runs: the init layer's files show only when the container changes them", async () => {
+    // each run's `docker diff` on the reference engine (sorted: dockerd's order follows a Go map)
+    const runs: Array<[string[], string[]]> = [
+      [['true'], []],
+      [['sh', '-c', 'touch /tmp/x'], ['A /tmp/x', 'C /tmp']],
+      [['sh', '-c', 'echo 1.2.3.4 x >> /etc/hosts'], []],
+      [['rm', '/etc/group'], ['C /etc', 'D /etc/group']],
+      [['sh', '-c', 'rm /.dockerenv /etc/mtab; echo 1 > /etc/resolv.conf'], ['C /etc', 'D /.dockerenv', 'D /etc/mtab']],
+      [['ln', '-sf', '/proc/self/mounts', '/etc/mtab'], ['C /etc', 'C /etc/mtab']],
+      [['sh', '-c', 'echo x > /etc/newf'], ['A /etc/newf', 'C /etc']],
+    ];
+    for (const [command, expected] of runs) {
+      const r = await d.docker(['run', '-d', 'busybox', ...command]);
+      assert.equal(r.code, 0, r.stderr);
+      const id = r.stdout.trim();
+      assert.equal((await d.docker(['wait', id])).stdout.trim(), '0', command.join(' '));
+      const diff = await d.docker(['diff', id]);
+      assert.equal(diff.code, 0, diff.stderr);
+      assert.deepEqual(diff.stdout.split('\n').filter(Boolean).sort(), expected, command.join(' '));
+    }
+    for (const [flags, expected] of [
+      [['-t'], []],
+      [['--init'], ['A /sbin', 'A /sbin/docker-init']],
+      [['-w', '/wd'], ['A /wd']],
+      [['--tmpfs', '/tt'], ['A /tt']],
+    ]) {
+      const r = await d.docker(['run', ...flags, '-d', 'busybox', 'true']);
+      assert.equal(r.code, 0, r.stderr);
+      await d.docker(['wait', r.stdout.trim()]);
+      assert.deepEqual((await d.docker(['diff', r.stdout.trim()])).stdout.split('\n').filter(Boolean).sort(), expected, flags.join(' '));
+    }
   });
 
   test("export has the init layer's entries as dockerd's does; inspect lists the init layer first in LowerDir", async () => {
