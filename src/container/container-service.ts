@@ -139,7 +139,7 @@ export class ContainerService {
       if (config.Hostname === undefined || config.Hostname === '') config.Hostname = id.slice(0, 12);
       const command = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
       if (command.length === 0) throw invalidParameter('No command specified');
-      this.opts.rootfs.create(id, spec.image.topLayer, spec.image.layerDirs);
+      await this.opts.rootfs.create(id, spec.image.topLayer, spec.image.layerDirs);
       rootfsMade = true;
       const mountPoints = await resolveMountPoints({
         config,

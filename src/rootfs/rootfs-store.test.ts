@@ -200,6 +200,16 @@ const EXPECTED_CHANGES: Change[] = [
   { path: '/srv/z', kind: A },
 ];
 
+/** The init layer's entries: their times are their layer's making, and a commit does not carry them. */
+const INIT_PATHS = ['.dockerenv', 'dev', 'dev/console', 'dev/pts', 'dev/shm', 'etc/hostname', 'etc/hosts', 'etc/mtab', 'etc/resolv.conf', 'proc', 'sys'];
+
+/** A snapshot's entries without the init layer's, and without the time of /etc, which the init layer copies anew. */
+function outsideInitLayer(entries: Record<string, string>): Record<string, string> {
+  const kept = Object.fromEntries(Object.entries(entries).filter(([rel]) => !INIT_PATHS.includes(rel)));
+  kept.etc = kept.etc.split(' ').filter((_, i) => i !== 3).join(' ');
+  return kept;
+}
+
 /** Everything a merged view shows but its root: type, mode, owner, time (seconds), content, link target, device, xattrs; and which paths share an inode. */
 function snapshot(root: string): { entries: Record<string, string>; hardLinks: string[][] } {
   const xattrs = parseGetfattrDump(
@@ -270,22 +280,21 @@ function xattr(file: string, name: string): Buffer | undefined {
   }
 }
 
-async function assertEngineError(promise: Promise<unknown> | (() => unknown), kind: string, fragment: string): Promise<void> {
-  const check = (err: unknown) => {
+async function assertEngineError(promise: Promise<unknown>, kind: string, fragment: string): Promise<void> {
+  await assert.rejects(promise, (err: unknown) => {
     assert.ok(err instanceof EngineError, `not an EngineError: ${String(err)}`);
     assert.equal(err.kind, kind);
     assert.ok(err.message.includes(fragment), err.message);
     return true;
-  };
-  if (typeof promise === 'function') assert.throws(promise, check);
-  else await assert.rejects(promise, check);
+  });
 }
 
 describe('RootfsStore', () => {
   it('mounts the layers under a writable upper layer, lists the changes as docker diff, and exports them as a layer that gives the same view', async () => {
     const image = await baseImage('main');
-    const record = store.create('c1', image, layersOf(image));
-    assert.deepEqual(record, { id: 'c1', topLayer: image, lowerDirs: chains.get(image) });
+    const record = await store.create('c1', image, layersOf(image));
+    const initDir = path.join(scratch, 'rootfs', 'c1', 'init');
+    assert.deepEqual(record, { id: 'c1', topLayer: image, lowerDirs: [initDir, ...(chains.get(image) ?? [])] });
     assert.equal(store.isMounted('c1'), false);
     const check = 'c1-check';
     try {
@@ -299,7 +308,7 @@ describe('RootfsStore', () => {
       // short enough for the layers' own paths (mountinfo writes a space as \040)
       const escape = (p: string) => p.replaceAll(' ', '\\040');
       const line = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((l) => l.split(' ')[4] === escape(merged));
-      assert.ok(line?.includes(`lowerdir=${(chains.get(image) ?? []).map(escape).join(':')},upperdir=${escape(store.upperDir('c1'))}`), line);
+      assert.ok(line?.includes(`lowerdir=${record.lowerDirs.map(escape).join(':')},upperdir=${escape(store.upperDir('c1'))}`), line);
       // the layers' merged view: layer 2's passwd, its whiteout and its opaque directory
       assert.match(readFileSync(path.join(merged, 'etc/passwd'), 'utf8'), /^user:/m);
       assert.equal(existsSync(path.join(merged, 'opt/legacy')), false);
@@ -337,13 +346,16 @@ describe('RootfsStore', () => {
       const gnu = execFileSync('tar', ['-tvf', '-'], { input: tar, encoding: 'utf8' });
       assert.match(gnu, /^-rwsr-x--- 1000\/1000 .* n\/suid$/m);
 
-      // the tar applied over the same layers shows what the container showed
+      // the tar applied over the same layers shows what the container showed (besides the init
+      // layer: its own makes again the /etc/hostname the container deleted)
       const committed = await makeLayer(path.join(scratch, 'layers', 'main', 'committed'), Readable.from([tar]), image);
-      store.create(check, committed, layersOf(committed));
+      await store.create(check, committed, layersOf(committed));
       const checkMerged = await store.mount(check);
       const want = snapshot(merged);
       const got = snapshot(checkMerged);
-      assert.deepEqual(got.entries, want.entries);
+      assert.deepEqual(outsideInitLayer(got.entries), outsideInitLayer(want.entries));
+      assert.equal(got.entries['etc/hostname']?.split(' ')[4], '0');
+      assert.equal(want.entries['etc/hostname'], undefined);
       assert.deepEqual(got.hardLinks, want.hardLinks);
       assert.deepEqual(want.hardLinks, [['bin/tool', 'n/tool3'], ['n/h1', 'n/h2']]);
       assert.equal(xattr(path.join(checkMerged, 'n/capfile'), 'security.capability')?.toString('hex'), CAP_NET_RAW.toString('hex'));
@@ -354,9 +366,48 @@ describe('RootfsStore', () => {
     }
   });
 
+  it('makes the init layer with the root filesystem, under the container\'s layer: the merged view shows it, the changes never list it', async () => {
+    const image = await baseImage('init');
+    await store.create('ci', image, layersOf(image));
+    try {
+      const merged = await store.mount('ci');
+      assert.equal(readFileSync(path.join(merged, 'etc/hostname'), 'utf8'), '', "the image's file is covered");
+      assert.equal(readlinkSync(path.join(merged, 'etc/mtab')), '/proc/mounts');
+      for (const rel of ['.dockerenv', 'dev/console', 'etc/hosts', 'etc/resolv.conf']) assert.ok(lstatSync(path.join(merged, rel)).isFile(), rel);
+      for (const rel of ['dev/pts', 'dev/shm', 'proc', 'sys']) assert.ok(lstatSync(path.join(merged, rel)).isDirectory(), rel);
+      assert.deepEqual(readdirSync(store.upperDir('ci')), []);
+      assert.deepEqual(await store.changes('ci'), []);
+      // what a run's mounts need is there: nothing is made in the container's layer
+      assert.equal(readFileSync(path.join(merged, 'etc/passwd'), 'utf8').startsWith('root:'), true);
+      rmSync(path.join(merged, '.dockerenv'));
+      assert.deepEqual(await store.changes('ci'), [{ path: '/.dockerenv', kind: D }]);
+    } finally {
+      await store.remove('ci');
+    }
+    assert.deepEqual(readdirSync(staging.root), []);
+  });
+
+  it('mounts a root filesystem made before init layers over the stack its record names, without one', async () => {
+    const image = await baseImage('legacy');
+    const root = path.join(scratch, 'rootfs');
+    const dir = path.join(root, 'old');
+    for (const sub of ['upper', 'work', 'merged']) mkdirSync(path.join(dir, sub), { recursive: true });
+    writeFileSync(path.join(dir, 'rootfs.json'), JSON.stringify({ id: 'old', topLayer: image, lowerDirs: layersOf(image) }));
+    const restarted = new RootfsStore({ root, staging });
+    try {
+      const merged = await restarted.mount('old');
+      assert.equal(existsSync(path.join(merged, '.dockerenv')), false);
+      assert.equal(readFileSync(path.join(merged, 'etc/hostname'), 'utf8'), 'base\n');
+      writeFileSync(path.join(merged, 'added'), 'a');
+      assert.deepEqual(await restarted.changes('old'), [{ path: '/added', kind: A }]);
+    } finally {
+      await restarted.remove('old');
+    }
+  });
+
   it('keeps the changes through an unmount and a new mount; unmounting is idempotent', async () => {
     const image = await baseImage('remount');
-    store.create('c2', image, layersOf(image));
+    await store.create('c2', image, layersOf(image));
     try {
       const merged = await store.mount('c2');
       writeFileSync(path.join(merged, 'etc/kept'), 'kept');
@@ -376,6 +427,7 @@ describe('RootfsStore', () => {
       assert.equal(restarted.isMounted('c2'), true);
       assert.equal(await restarted.mount('c2'), merged);
       assert.equal(existsSync(path.join(merged, 'bin/busybox')), false);
+      assert.equal(existsSync(path.join(merged, '.dockerenv')), true);
       assert.deepEqual(await store.changes('c2'), before);
       assert.deepEqual(before, [
         { path: '/bin', kind: M },
@@ -390,7 +442,7 @@ describe('RootfsStore', () => {
 
   it('detaches a busy mount (umount -l) only when a plain unmount fails, and says so', async () => {
     const image = await baseImage('busy');
-    store.create('c3', image, layersOf(image));
+    await store.create('c3', image, layersOf(image));
     let fd: number | undefined;
     try {
       const merged = await store.mount('c3');
@@ -405,7 +457,7 @@ describe('RootfsStore', () => {
 
   it('leases: a lease mounts a stopped root filesystem and its release unmounts it; a run\'s unmount waits for the leases, a run\'s mount keeps it', async () => {
     const image = await baseImage('lease');
-    store.create('cl', image, layersOf(image));
+    await store.create('cl', image, layersOf(image));
     try {
       const first = await store.lease('cl');
       const second = await store.lease('cl');
@@ -433,7 +485,7 @@ describe('RootfsStore', () => {
 
   it('removes everything: the mount, the directories, the record and the links no one uses', async () => {
     const image = await baseImage('remove');
-    store.create('c4', image, layersOf(image));
+    await store.create('c4', image, layersOf(image));
     const dir = path.join(scratch, 'rootfs', 'c4');
     try {
       const merged = await store.mount('c4');
@@ -455,23 +507,24 @@ describe('RootfsStore', () => {
 
   it('refuses an existing ID and an invalid one', async () => {
     const image = await baseImage('conflict');
-    store.create('c5', image, layersOf(image));
+    await store.create('c5', image, layersOf(image));
     try {
-      await assertEngineError(() => store.create('c5', image, layersOf(image)), 'conflict', 'c5');
-      await assertEngineError(() => store.create('../x', image, layersOf(image)), 'invalidParameter', 'invalid root filesystem ID');
-      await assertEngineError(() => store.create('l', image, layersOf(image)), 'invalidParameter', 'invalid root filesystem ID');
-      await assertEngineError(() => store.create('c6', sha256Digest('unknown'), layersOf(sha256Digest('unknown'))), 'notFound', 'no such layer');
+      await assertEngineError(store.create('c5', image, layersOf(image)), 'conflict', 'c5');
+      await assertEngineError(store.create('../x', image, layersOf(image)), 'invalidParameter', 'invalid root filesystem ID');
+      await assertEngineError(store.create('l', image, layersOf(image)), 'invalidParameter', 'invalid root filesystem ID');
+      await assertEngineError(store.create('c6', sha256Digest('unknown'), layersOf(sha256Digest('unknown'))), 'notFound', 'no such layer');
     } finally {
       await store.remove('c5');
     }
   });
 
-  it('gives an image without layers an empty read-only lower layer', async () => {
-    const record = store.create('c7', null, layersOf(null));
+  it('gives an image without layers its init layer alone', async () => {
+    const record = await store.create('c7', null, layersOf(null));
     try {
       assert.equal(record.topLayer, null);
+      assert.deepEqual(record.lowerDirs, [path.join(scratch, 'rootfs', 'c7', 'init')]);
       const merged = await store.mount('c7');
-      assert.deepEqual(readdirSync(merged), []);
+      assert.deepEqual(readdirSync(merged).sort(), ['.dockerenv', 'dev', 'etc', 'proc', 'sys']);
       writeFileSync(path.join(merged, 'hello'), 'hi');
       assert.deepEqual(await store.changes('c7'), [{ path: '/hello', kind: A }]);
       const listed = await listTar(await readAll(store.exportChanges('c7')));
@@ -479,7 +532,6 @@ describe('RootfsStore', () => {
         listed.map((e) => e.name),
         ['hello'],
       );
-      assert.deepEqual(readdirSync(record.lowerDirs[0]), [], 'the empty lower layer stays empty');
     } finally {
       await store.remove('c7');
     }
@@ -487,7 +539,7 @@ describe('RootfsStore', () => {
 
   it('lists and archives names that are not UTF-8 byte for byte', async () => {
     const image = await baseImage('bytes');
-    store.create('c8', image, layersOf(image));
+    await store.create('c8', image, layersOf(image));
     try {
       const merged = await store.mount('c8');
       const name = Buffer.concat([Buffer.from(`${merged}/etc/caf`), Buffer.from([0xe9])]);
@@ -515,10 +567,12 @@ describe('RootfsStore', () => {
     const top = parent as Digest;
     const lowerDirs = chains.get(top) ?? [];
     assert.ok(lowerDirs.join(':').length > 4096, 'the layers alone are longer than a page');
-    deepStore.create('deep', top, layersOf(top));
+    await deepStore.create('deep', top, layersOf(top));
     try {
       const merged = await deepStore.mount('deep');
-      const names = readdirSync(merged).sort();
+      const names = readdirSync(merged)
+        .filter((name) => name.startsWith('layer-'))
+        .sort();
       assert.equal(names.length, 59);
       assert.ok(!names.includes('layer-0.txt'));
       assert.equal(readFileSync(path.join(merged, 'layer-58.txt'), 'utf8'), '58');
@@ -540,7 +594,7 @@ describe('RootfsStore', () => {
       many.push(dir);
     }
     chains.set(sha256Digest('many'), many);
-    await assertEngineError(() => deepStore.create('too-deep', sha256Digest('many'), layersOf(sha256Digest('many'))), 'invalidParameter', "over the kernel's limit");
+    await assertEngineError(deepStore.create('too-deep', sha256Digest('many'), layersOf(sha256Digest('many'))), 'invalidParameter', "over the kernel's limit");
     assert.equal(deepStore.get('too-deep'), undefined);
   });
 });

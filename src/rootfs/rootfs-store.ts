@@ -1,12 +1,19 @@
 // Containers' root filesystems: the image's layers as the read-only lower stack of an overlay
-// mount, and a writable upper layer of the container's own, as dockerd's overlay2 driver makes them.
+// mount, under the container's init layer (init-layer.ts), and a writable upper layer of the
+// container's own, as dockerd's overlay2 driver makes them.
 //
 //   <root>/<id>/rootfs.json   the record: the top layer and the lower stack (written atomically)
+//   <root>/<id>/init          the init layer, the topmost lower directory (dockerd's <id>-init)
 //   <root>/<id>/upper         the container's changes (overlayfs upperdir)
 //   <root>/<id>/work          overlayfs' workdir
 //   <root>/<id>/merged        where the root filesystem is mounted
 //   <root>/l/<short>          symbolic links to layer directories, for short mount options
-//   <root>/empty              the lower layer of an image without layers
+//   <root>/empty              the lower layer of an image without layers in data roots from
+//                             before init layers (its name stays reserved)
+//
+// Root filesystems made before init layers keep the lower stack their record names and mount as
+// they did: giving them an init layer under changes already made would change what their
+// containers see, and `docker diff` then lists the mount targets runc made in their own layer.
 //
 // A root filesystem is made in staging and appears with one rename; removing it takes it out with
 // one rename into staging. mount(2) takes at most a page of options: when the layers' own paths
@@ -22,6 +29,7 @@ import { writeFileAtomic } from '../store/atomic-file.js';
 import type { Staging } from '../store/staging.js';
 import type { Digest } from '../image/digest.js';
 import { changesArchive } from './changes-archive.js';
+import { makeInitLayer } from './init-layer.js';
 import { isPlainOptionPath, mountCount, mountOptionsLimit, mountOverlay, overlayOptions, unmountPath } from './overlay-mount.js';
 import { rootfsChanges, type Change } from './rootfs-changes.js';
 
@@ -31,7 +39,7 @@ export interface RootfsRecord {
   id: string;
   /** the chain ID of the image's top layer; null for an image without layers */
   topLayer: Digest | null;
-  /** the read-only layers' directories, topmost first (overlayfs' lowerdir order) */
+  /** the read-only layers' directories, topmost first (overlayfs' lowerdir order): the init layer, then the image's */
   lowerDirs: string[];
 }
 
@@ -54,8 +62,8 @@ export interface RootfsLease {
 }
 
 const RECORD_FILE = 'rootfs.json';
-/** overlayfs' upperdir and workdir, and the mount point, in each root filesystem's directory */
-const [UPPER_DIR, WORK_DIR, MERGED_DIR] = ['upper', 'work', 'merged'];
+/** the init layer, overlayfs' upperdir and workdir, and the mount point, in each root filesystem's directory */
+const [INIT_DIR, UPPER_DIR, WORK_DIR, MERGED_DIR] = ['init', 'upper', 'work', 'merged'];
 const LINKS_DIR = 'l';
 const EMPTY_DIR = 'empty';
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -81,7 +89,6 @@ export class RootfsStore {
     this.root = realpathSync(opts.root);
     this.staging = opts.staging;
     mkdirSync(path.join(this.root, LINKS_DIR), { recursive: true, mode: 0o700 });
-    mkdirSync(this.emptyDir(), { recursive: true, mode: 0o555 });
     for (const name of readdirSync(this.root)) {
       const file = path.join(this.root, name, RECORD_FILE);
       if (ID_PATTERN.test(name) && existsSync(file)) {
@@ -94,20 +101,23 @@ export class RootfsStore {
 
   /**
    * Makes the (unmounted) root filesystem `id` over the layer `topLayer`, whose directory and its
-   * parents' are `layerDirs`, topmost first (the image store's stack); none for an image without layers.
+   * parents' are `layerDirs`, topmost first (the image store's stack); none for an image without
+   * layers. Its init layer is made with it.
    */
-  create(id: string, topLayer: Digest | null, layerDirs: readonly string[]): RootfsRecord {
+  async create(id: string, topLayer: Digest | null, layerDirs: readonly string[]): Promise<RootfsRecord> {
     if (!ID_PATTERN.test(id) || id === LINKS_DIR || id === EMPTY_DIR) throw invalidParameter(`invalid root filesystem ID ${JSON.stringify(id)}`);
     if (this.records.has(id) || existsSync(this.dir(id))) throw conflict(`a root filesystem ${id} already exists`);
-    const lowerDirs = topLayer === null ? [this.emptyDir()] : layerDirs.map((dir) => path.resolve(dir));
-    if (lowerDirs.length === 0) throw notFound(`no such layer: ${topLayer}`);
-    for (const dir of lowerDirs) if (!existsSync(dir)) throw new EngineError('system', `layer directory ${dir} of ${topLayer} is missing`);
-    const record: RootfsRecord = { id, topLayer, lowerDirs };
+    const imageDirs = topLayer === null ? [] : layerDirs.map((dir) => path.resolve(dir));
+    if (topLayer !== null && imageDirs.length === 0) throw notFound(`no such layer: ${topLayer}`);
+    for (const dir of imageDirs) if (!existsSync(dir)) throw new EngineError('system', `layer directory ${dir} of ${topLayer} is missing`);
+    const record: RootfsRecord = { id, topLayer, lowerDirs: [path.join(this.dir(id), INIT_DIR), ...imageDirs] };
     // refuse now what could never be mounted
     this.mountArguments(record);
 
     const stage = this.staging.newDir('rootfs');
     try {
+      mkdirSync(path.join(stage, INIT_DIR), { mode: 0o755 });
+      await makeInitLayer(path.join(stage, INIT_DIR), imageDirs);
       mkdirSync(path.join(stage, UPPER_DIR), { mode: 0o755 });
       mkdirSync(path.join(stage, WORK_DIR), { mode: 0o700 });
       mkdirSync(path.join(stage, MERGED_DIR), { mode: 0o700 });
@@ -222,10 +232,6 @@ export class RootfsStore {
 
   private dir(id: string): string {
     return path.join(this.root, id);
-  }
-
-  private emptyDir(): string {
-    return path.join(this.root, EMPTY_DIR);
   }
 
   private record(id: string): RootfsRecord {

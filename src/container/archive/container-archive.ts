@@ -18,7 +18,6 @@ import { hasProcess } from '../container-state.js';
 import type { ContainerStore } from '../container-store.js';
 import type { SessionIo, StreamSession } from '../../lib/stream-session.js';
 import { extractArchive } from './extract-archive.js';
-import { visibleChanges } from './hidden-changes.js';
 import { pathArchive } from './path-archive.js';
 import { encodePathStat, pathStat, type PathStat } from './path-stat.js';
 import { ScopedRoot, type Entry, type Resolution } from './scoped-root.js';
@@ -119,10 +118,9 @@ export class ContainerArchive {
     return { run: (io) => this.send(record, 'export', archive, io) };
   }
 
-  /** GET /changes: what the container changed, without what every container gets from the runtime. */
+  /** GET /changes: what the container changed in its own layer (its init layer is below it). */
   async changes(ref: string): Promise<Change[]> {
-    const record = this.opts.store.resolve(ref);
-    return visibleChanges(await this.opts.rootfs.changes(record.id));
+    return this.opts.rootfs.changes(this.opts.store.resolve(ref).id);
   }
 
   private async withPath<T>(ref: string, containerPath: string, work: (view: View, found: Found) => Promise<T>): Promise<T> {

@@ -283,6 +283,25 @@ describe('container archive (docker cp)', () => {
     assert.equal(json(refused.body).message, 'container rootfs is marked read-only');
   });
 
+  test("a created, never started container has its init layer's files: GET /etc/resolv.conf (dockerode's archive test), docker cp of /.dockerenv", async () => {
+    const c = (await d.docker(['create', 'busybox', 'true'])).stdout.trim();
+    const r = await d.request('GET', `/containers/${c}/archive?path=/etc/resolv.conf`);
+    assert.equal(r.status, 200, r.body);
+    assert.equal(r.headers['content-type'], 'application/x-tar');
+    // dockerd 20.10: {"name":"resolv.conf","size":0,"mode":493,...,"linkTarget":""}, a tar of resolv.conf alone
+    const stat = JSON.parse(Buffer.from(r.headers['x-docker-container-path-stat'] as string, 'base64').toString()) as Record<string, unknown>;
+    assert.deepEqual([stat.name, stat.size, stat.mode, stat.linkTarget], ['resolv.conf', 0, 0o755, '']);
+    assert.deepEqual(await tarNames(r.body), ['resolv.conf']);
+    const mtab = await d.request('HEAD', `/containers/${c}/archive?path=/etc/mtab`);
+    const mtabStat = JSON.parse(Buffer.from(mtab.headers['x-docker-container-path-stat'] as string, 'base64').toString()) as Record<string, unknown>;
+    assert.deepEqual([mtabStat.mode, mtabStat.linkTarget], [2 ** 27 + 0o777, '/proc/mounts']);
+    const out = path.join(work, 'created-dockerenv');
+    const cp = await d.docker(['cp', `${c}:/.dockerenv`, out]);
+    assert.equal(cp.code, 0, cp.stderr);
+    assert.equal(lstatSync(out).size, 0);
+    assert.equal(lstatSync(out).mode & 0o7777, 0o755);
+  });
+
   test('events: archive-path on GET (not HEAD), extract-to-dir on PUT, none for a failure', async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const ev = (await d.docker(['create', 'busybox', 'true'])).stdout.trim();

@@ -1,5 +1,6 @@
 // Restart policies, AutoRemove, and a daemon restart (clean and kill -9) that loses nothing:
-// running containers are adopted, those that ended meanwhile show their real exit.
+// running containers are adopted, those that ended meanwhile show their real exit, root
+// filesystems made before it mount again with their init layer.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Berthd } from '../../helpers/berthd.js';
@@ -97,4 +98,20 @@ describe('daemon restart', () => {
       sweep(old.dir);
     });
   }
+
+  test('a container made before the restart runs again over its init layer, and its diff is its own', async () => {
+    d = await startWithBusybox();
+    const { dataRoot, socket } = d;
+    const id = (await d.docker(['create', 'busybox', 'sh', '-c', 'test -f /.dockerenv && touch /tmp/mark'])).stdout.trim();
+    assert.equal((await d.docker(['start', '-a', id])).code, 0);
+    await d.stop('SIGTERM');
+    const old = d;
+    d = await Berthd.start({ dataRoot, socket, execRoot: `${old.dir}/exec` });
+    const again = await d.docker(['start', '-a', id]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual((await d.docker(['diff', id])).stdout.split('\n').filter(Boolean).sort(), ['A /tmp/mark', 'C /tmp']);
+    await d.docker(['rm', id]);
+    await teardown(d);
+    sweep(old.dir);
+  });
 });

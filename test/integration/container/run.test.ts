@@ -30,6 +30,12 @@ describe('docker run', () => {
     assert.match(r.stderr, /executable file not found/);
   });
 
+  test("the init layer's files are in the container: /.dockerenv, /etc/mtab a link to /proc/mounts", async () => {
+    const r = await d.docker(['run', '--rm', 'busybox', 'sh', '-c', 'test -f /.dockerenv && readlink /etc/mtab && stat -c %a /.dockerenv']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '/proc/mounts\n755\n');
+  });
+
   test('--log-driver none: nothing to read, as dockerd says (501)', async () => {
     const id = (await d.docker(['run', '-d', '--log-driver', 'none', 'busybox', 'echo', 'hi'])).stdout.trim();
     await d.docker(['wait', id]);
