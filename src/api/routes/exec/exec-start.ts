@@ -5,6 +5,7 @@
 // statuses; a process that cannot start is reported in-band after the head, as dockerd writes it
 // ("...\r\n" on stdout), and inspect then shows its exit code.
 import { EngineError, invalidParameter } from '../../../errors.js';
+import { matchGoFields } from '../../../lib/go-json-fields.js';
 import { hijack, readHijackBody } from '../../hijack.js';
 import type { Handler } from '../../router.js';
 import { MuxWriter } from '../../streams/mux-writer.js';
@@ -47,7 +48,7 @@ function parseStartBody(raw: Buffer): { detach: boolean; tty: boolean } {
   }
   if (body === null) return { detach: false, tty: false };
   if (typeof body !== 'object' || Array.isArray(body)) throw invalidParameter('invalid JSON: the body is not an object');
-  const { Detach, Tty } = body as { Detach?: unknown; Tty?: unknown };
+  const { Detach, Tty } = matchGoFields(body, ['Detach', 'Tty']) as { Detach?: unknown; Tty?: unknown };
   for (const [name, v] of Object.entries({ Detach, Tty })) {
     if (v !== undefined && v !== null && typeof v !== 'boolean') throw invalidParameter(`json: cannot unmarshal ${typeof v} into Go struct field ExecStartCheck.${name} of type bool`);
   }
