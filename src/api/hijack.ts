@@ -4,16 +4,18 @@
 //     HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n
 //   a plain request:
 //     HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\n\r\n
-// After an upgrade the socket is both ways of the stream: the client's stdin comes in on it (the
-// server put back the bytes Node had read past the head) and its half-close is the end of input,
-// while output carries on until the handler ends it. A plain request keeps Node's parser on the
-// socket, so its input is the request's body. Live sessions sit in a registry that the server cuts
-// at shutdown: an upgraded socket is no longer one of the HTTP server's connections.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Both come through Node's 'upgrade' event (hijackingRequestClass), so the socket is the route's
+// from the end of the head: the request's body comes first on it (dockerode sends its options as
+// one), then the client's stdin, whose half-close is the end of input, while output carries on
+// until the handler ends it. The body is never stdin: exec start reads it (readHijackBody), and
+// hijack() drops one left unread. dockerd drops whatever Go buffered with the head, body and early
+// stdin alike; here stdin is exactly what follows the body. Live sessions sit in a registry that
+// the server cuts at shutdown: an upgraded socket is no longer one of the HTTP server's connections.
+import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { invalidParameter } from '../errors.js';
 import type { RequestContext } from './context.js';
+import { readRawBody, skipRawBody } from './raw-body.js';
 
 const UPGRADE_HEAD = 'HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n';
 const PLAIN_HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\n\r\n';
@@ -58,7 +60,52 @@ export function wasHijacked(res: ServerResponse): boolean {
   return hijackedResponses.has(res);
 }
 
-/** Answers with the raw-stream head and hands over the connection. Validate everything before calling. */
+/**
+ * The request class of the API's servers (http.createServer's IncomingMessage option). Node hands a
+ * request to its 'upgrade' event, parser detached and body unread on the socket, when the
+ * request's `upgrade` is true once its head is parsed. Without an Upgrade header, Node's parser
+ * would read the body, then the client's stdin as the next request (and answer it 400 in the
+ * middle of the stream). So `upgrade` is also true for a request to a route that takes the
+ * connection: plain or not, it reaches the route as an upgrade, which reads the body itself.
+ */
+export function hijackingRequestClass(takesConnection: (req: IncomingMessage) => boolean): typeof IncomingMessage {
+  class HijackingRequest extends IncomingMessage {
+    /** What Node's parser found: the head asks for an upgrade. */
+    upgradeAsked: boolean | null = null;
+    routeTakesConnection: boolean | undefined;
+  }
+  // an accessor over IncomingMessage's plain field, which Node's parser sets and then reads
+  Object.defineProperty(HijackingRequest.prototype, 'upgrade', {
+    get(this: HijackingRequest): boolean {
+      if (this.upgradeAsked === true) return true;
+      // the method and URL come with the head; before it, nothing is known
+      if (!this.method) return false;
+      this.routeTakesConnection ??= takesConnection(this);
+      return this.routeTakesConnection;
+    },
+    set(this: HijackingRequest, asked: boolean | null) {
+      this.upgradeAsked = asked;
+    },
+  });
+  return HijackingRequest;
+}
+
+const bodiesRead = new WeakSet<IncomingMessage>();
+
+/**
+ * Reads the body of a request whose connection the route takes (exec start's JSON), by its
+ * Content-Length or chunked coding; the stream starts after it.
+ */
+export async function readHijackBody(ctx: RequestContext, maxBytes: number): Promise<Buffer> {
+  const body = await readRawBody(ctx.req.socket, ctx.req.headers, maxBytes);
+  bodiesRead.add(ctx.req);
+  return body;
+}
+
+/**
+ * Answers with the raw-stream head and hands over the connection; input starts after the request's
+ * body, which is dropped unless read. Validate everything before calling.
+ */
 export function hijack(ctx: RequestContext): HijackedStream {
   const { req } = ctx;
   const socket = claimConnection(ctx);
@@ -66,13 +113,20 @@ export function hijack(ctx: RequestContext): HijackedStream {
     if (socket.destroyed) resolve();
     else socket.once('close', () => resolve());
   });
-  const upgraded = isUpgrade(req);
-  if (!socket.destroyed) socket.write(upgraded ? UPGRADE_HEAD : PLAIN_HEAD);
+  if (!socket.destroyed) socket.write(isUpgrade(req) ? UPGRADE_HEAD : PLAIN_HEAD);
   // A stream of its own, so a consumer that finishes with it (async iteration destroys what it
   // read) leaves the connection open for output. A connection that closed without the client's
   // half-close ends input the same way.
   const input = new PassThrough();
-  (upgraded ? socket : req).pipe(input);
+  if (bodiesRead.has(req)) {
+    socket.pipe(input);
+  } else {
+    // output need not wait for a body still coming; a malformed one hides where stdin starts
+    void skipRawBody(socket, req.headers).then(
+      (complete) => (complete ? socket.pipe(input) : input.end()),
+      () => socket.destroy(),
+    );
+  }
   socket.once('close', () => {
     if (!input.writableEnded) input.end();
   });
@@ -113,55 +167,7 @@ export function claimConnection(ctx: RequestContext): Socket {
   return socket;
 }
 
-/**
- * The body of an upgrade request (exec start sends its JSON with the upgrade). Node 20 does not
- * parse it: its bytes are at the head of the socket, Content-Length of them. A plain request's
- * body is read as usual.
- */
-export async function readUpgradeBody(ctx: RequestContext, maxBytes: number): Promise<Buffer> {
-  const length = Number(ctx.req.headers['content-length'] ?? 0);
-  if (!Number.isSafeInteger(length) || length < 0) throw invalidParameter(`Content-Length ${ctx.req.headers['content-length']} is not a length`);
-  if (length > maxBytes) throw invalidParameter(`request body exceeds ${maxBytes} bytes`);
-  const source: Readable = isUpgrade(ctx.req) ? ctx.req.socket : ctx.req;
-  const chunks: Buffer[] = [];
-  let got = 0;
-  while (got < length) {
-    const chunk = (source.read() as Buffer | null) ?? (await nextChunk(source));
-    if (chunk === undefined) break;
-    const need = length - got;
-    if (chunk.length > need) {
-      // stdin bytes that followed the body stay for the stream
-      source.unshift(chunk.subarray(need));
-      chunks.push(chunk.subarray(0, need));
-      got = length;
-    } else {
-      chunks.push(chunk);
-      got += chunk.length;
-    }
-  }
-  return Buffer.concat(chunks);
-}
-
 /** Node's own test for the 'upgrade' event: an Upgrade header and a Connection header naming it. */
 export function isUpgrade(req: IncomingMessage): boolean {
   return req.headers.upgrade !== undefined && /(^|,)\s*upgrade\s*(,|$)/i.test(req.headers.connection ?? '');
-}
-
-function nextChunk(source: Readable): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const done = (chunk: Buffer | undefined): void => {
-      source.off('readable', onReadable);
-      source.off('end', onEnd);
-      source.off('close', onEnd);
-      resolve(chunk);
-    };
-    const onReadable = (): void => {
-      const chunk = source.read() as Buffer | null;
-      if (chunk !== null) done(chunk);
-    };
-    const onEnd = (): void => done(undefined);
-    source.on('readable', onReadable);
-    source.once('end', onEnd);
-    source.once('close', onEnd);
-  });
 }

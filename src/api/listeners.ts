@@ -26,6 +26,8 @@ export interface ListenOptions {
   group: string;
   defaultSocket: string;
   log: Logger;
+  /** The API server's (its request class). */
+  serverOptions: http.ServerOptions;
 }
 
 export interface Listener {
@@ -67,7 +69,7 @@ async function openUnix(addr: string, socketPath: string, opts: ListenOptions): 
     throw new ListenError(`the socket ${socketPath} is in use by another daemon: stop it first, or give this one another -H`);
   }
   rmSync(socketPath, { force: true });
-  const server = http.createServer();
+  const server = http.createServer(opts.serverOptions);
   await listen(server, { path: socketPath });
   const gid = groupId(opts.group);
   chmodSync(socketPath, 0o660);
@@ -84,6 +86,7 @@ async function openTcp(addr: string, host: string, port: number, opts: ListenOpt
   let server: http.Server;
   if (opts.tls.enabled) {
     server = https.createServer({
+      ...opts.serverOptions,
       ca: opts.tls.verify ? readFileSync(opts.tls.caFile) : undefined,
       cert: readFileSync(opts.tls.certFile),
       key: readFileSync(opts.tls.keyFile),
@@ -99,7 +102,7 @@ async function openTcp(addr: string, host: string, port: number, opts: ListenOpt
           'Give --tlsverify with --tlscacert, --tlscert and --tlskey, or pass --tls=false to accept that',
       );
     }
-    server = http.createServer();
+    server = http.createServer(opts.serverOptions);
     opts.log.warn({ host: addr }, 'Binding to an IP address without TLS gives root access on this machine to everyone who can reach it');
   }
   await listen(server, { host, port });

@@ -14,6 +14,8 @@ export interface Route {
   /** The spec's path template, e.g. /containers/{id}/json. */
   path: string;
   handle: Handler;
+  /** Takes the connection for a raw stream: Node hands its plain requests over as upgrades too (hijack.ts). */
+  hijacks?: boolean;
 }
 
 interface CompiledRoute {
@@ -41,19 +43,27 @@ export class Router {
   }
 
   match(method: string, path: string): RouteMatch {
-    const candidates = this.byMethod.get(method as HttpMethod);
-    if (candidates) {
-      for (const c of candidates) {
-        const m = c.pattern.exec(path);
-        if (!m) continue;
-        const params: Record<string, string> = {};
-        c.paramNames.forEach((name, i) => {
-          params[name] = safeDecode(m[i + 1]);
-        });
-        return { route: c.route, params };
-      }
+    const found = this.find(method, path);
+    if (found === undefined) throw new PageNotFoundError();
+    return found;
+  }
+
+  /** Whether the route of a request takes its connection; false for none. */
+  hijacks(method: string, path: string): boolean {
+    return this.find(method, path)?.route.hijacks === true;
+  }
+
+  private find(method: string, path: string): RouteMatch | undefined {
+    for (const c of this.byMethod.get(method as HttpMethod) ?? []) {
+      const m = c.pattern.exec(path);
+      if (!m) continue;
+      const params: Record<string, string> = {};
+      c.paramNames.forEach((name, i) => {
+        params[name] = safeDecode(m[i + 1]);
+      });
+      return { route: c.route, params };
     }
-    throw new PageNotFoundError();
+    return undefined;
   }
 
   private add(route: Route): void {

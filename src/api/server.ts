@@ -9,7 +9,7 @@ import { BERTH_VERSION } from '../version.js';
 import { CURRENT_API_VERSION, negotiateApiVersion, splitVersionPrefix } from './api-version.js';
 import { RequestContext } from './context.js';
 import { toErrorReply, writeErrorResponse } from './error-response.js';
-import { HijackRegistry, wasHijacked } from './hijack.js';
+import { HijackRegistry, hijackingRequestClass, wasHijacked } from './hijack.js';
 import { openListener, type ListenOptions, type Listener } from './listeners.js';
 import { Router } from './router.js';
 import { allRoutes, type Backends } from './routes/all-routes.js';
@@ -29,6 +29,8 @@ export function createApiServer(backends: Backends, log: Logger): ApiServer {
 }
 
 export class ApiServer {
+  /** Options for every HTTP server this API serves (made with them before attach()): the request class of hijacking routes. */
+  readonly serverOptions: http.ServerOptions;
   private readonly router: Router;
   private readonly log: Logger;
   private readonly shutdown = new AbortController();
@@ -40,13 +42,15 @@ export class ApiServer {
   constructor(router: Router, log: Logger) {
     this.router = router;
     this.log = log;
+    this.serverOptions = { IncomingMessage: hijackingRequestClass((req) => router.hijacks(req.method ?? '', target(req.url).path)) };
   }
 
-  /** Serves HTTP on an already created server (plain or TLS). */
+  /** Serves HTTP on a server made with serverOptions (plain or TLS). */
   attach(server: http.Server): void {
     this.servers.add(server);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.track(this.dispatch(req, res)));
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      // An upgrade, or any request to a route that takes the connection (hijackingRequestClass).
       // Bytes Node read past the head (a body, stdin) go back on the socket for the route to read.
       if (head.length > 0) socket.unshift(head);
       // Answer through a ServerResponse bound to the raw socket; routes that hijack take it over.
@@ -62,8 +66,8 @@ export class ApiServer {
   }
 
   /** Opens a -H address (unix:// or tcp://) and serves on it until close(). */
-  async listen(address: string, opts: Omit<ListenOptions, 'log'>): Promise<void> {
-    const listener = await openListener(address, { ...opts, log: this.log });
+  async listen(address: string, opts: Omit<ListenOptions, 'log' | 'serverOptions'>): Promise<void> {
+    const listener = await openListener(address, { ...opts, log: this.log, serverOptions: this.serverOptions });
     this.listeners.push(listener);
     this.attach(listener.server);
     this.log.info({ address }, 'API listen on %s', address);
@@ -92,15 +96,11 @@ export class ApiServer {
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     for (const [k, v] of COMMON_HEADERS) res.setHeader(k, v);
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const pathname = q < 0 ? url : url.slice(0, q);
-    this.log.debug({ method: req.method, url }, 'Calling %s %s', req.method, pathname);
+    const { pathname, version, path, query } = target(req.url);
+    this.log.debug({ method: req.method, url: req.url }, 'Calling %s %s', req.method, pathname);
     try {
-      const { version, path } = splitVersionPrefix(pathname);
       const { route, params } = this.router.match(req.method ?? 'GET', path);
       const api = negotiateApiVersion(version);
-      const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
       await route.handle(new RequestContext({ req, res, api, params, query, shutdown: this.shutdown.signal, hijacks: this.hijacks }));
     } catch (err) {
       this.fail(req, res, err);
@@ -121,4 +121,11 @@ export class ApiServer {
     else this.log.debug({ status: reply.status, message: reply.message }, 'request failed');
     writeErrorResponse(res, reply, req.method === 'HEAD');
   }
+}
+
+/** A request's URL: its path with and without the /vX.Y prefix, and its query. */
+function target(url = '/'): { pathname: string; version: string | undefined; path: string; query: URLSearchParams } {
+  const q = url.indexOf('?');
+  const pathname = q < 0 ? url : url.slice(0, q);
+  return { pathname, ...splitVersionPrefix(pathname), query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)) };
 }

@@ -1,6 +1,7 @@
-// The body of POST /containers/{id}/exec, decoded as dockerd's Go decoder reads types.ExecConfig,
-// and checked as dockerd checks it before creating the instance.
+// The body of POST /containers/{id}/exec, decoded as dockerd's Go decoder reads types.ExecConfig
+// (keys matched without case), and checked as dockerd checks it before creating the instance.
 import { invalidParameter } from '../../errors.js';
+import { matchGoFields } from '../../lib/go-json-fields.js';
 import { parseDetachKeys } from '../attach/detach-keys.js';
 import { decodeGoStruct } from '../config/create-body.js';
 import type { ExecConfig } from './exec-instance.js';
@@ -35,7 +36,7 @@ interface ExecConfigBody {
 }
 
 export function decodeExecConfig(body: unknown): ExecConfig {
-  const b = decodeGoStruct(body, 'types.ExecConfig', execConfigFields) as ExecConfigBody;
+  const b = decodeGoStruct(matchGoFields(body, Object.keys(execConfigFields)), 'types.ExecConfig', execConfigFields) as ExecConfigBody;
   if (!b.Cmd || b.Cmd.length === 0) throw invalidParameter('No exec command specified');
   let detachKeys: Buffer | undefined;
   if (b.DetachKeys) {

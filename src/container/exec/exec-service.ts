@@ -33,6 +33,12 @@ const FAILED_START_EXIT_CODE = 126;
 const LOST_EXIT_CODE = 255;
 /** How long a resize waits for the exec's process to start (dockerd's). */
 const RESIZE_WAIT_MS = 10_000;
+/**
+ * How dockerd 20.10 ends the stream of a client that detached from an exec: the escape sequence
+ * fails the exec's attach. The process runs on here, as a container's does after a detach
+ * (dockerd 20.10 also closes the exec's stdin, which ends a shell, and records exit code 126).
+ */
+const DETACHED_WORDS = 'exec attach failed: error on attach stdin: read escape sequence\r\n';
 
 /** A client attached to an exec's start. */
 type ExecSession = SessionIo<FrameSink>;
@@ -239,13 +245,14 @@ export class ExecService {
       .then((code) => this.exited(instance, code));
     try {
       if (session !== undefined) {
-        await runAttach({
+        const outcome = await runAttach({
           container: { logPath: term.logPath, tty: true, attachSocketPath: term.attachSocketPath, ended: exited, stdinOpen: config.attachStdin, stdinOnce: true },
           opts: { stdin: config.attachStdin, stdout: config.attachStdout, stderr: config.attachStderr, stream: true, logs: true, detachKeys: config.detachKeys },
           out: session.out,
           input: session.input,
           signal: session.signal,
         });
+        if (outcome === 'detached') await session.out.write('stdout', Buffer.from(DETACHED_WORDS)).catch(() => {});
       }
     } finally {
       // the files go once the process has ended and the client has read its output

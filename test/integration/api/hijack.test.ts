@@ -1,5 +1,6 @@
 // The hijacked connection with raw bytes on a real socket: dockerd's exact heads, stdin sent with
-// the head, the client's half-close as the end of input while output carries on, errors before and
+// the head, the request's body (by length or chunked) read or dropped but never stdin, upgraded or
+// plain, the client's half-close as the end of input while output carries on, errors before and
 // after the head, and shutdown cutting a live session.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { hijack, readUpgradeBody } from '../../../src/api/hijack.js';
+import { hijack, readHijackBody } from '../../../src/api/hijack.js';
 import { Router } from '../../../src/api/router.js';
 import { ApiServer } from '../../../src/api/server.js';
 import { frame, MuxWriter } from '../../../src/api/streams/mux-writer.js';
@@ -27,6 +28,7 @@ const router = new Router([
     operationId: 'TestEcho',
     method: 'POST',
     path: '/echo',
+    hijacks: true,
     handle: async (ctx) => {
       const stream = hijack(ctx);
       const out = new MuxWriter(stream.output, { tty: false });
@@ -42,8 +44,9 @@ const router = new Router([
     operationId: 'TestBody',
     method: 'POST',
     path: '/body',
+    hijacks: true,
     handle: async (ctx) => {
-      const body = await readUpgradeBody(ctx, 1024);
+      const body = await readHijackBody(ctx, 1024);
       const stream = hijack(ctx);
       const out = new MuxWriter(stream.output, { tty: true });
       await out.write('stdout', Buffer.from(`body=${body.toString()};`));
@@ -55,6 +58,7 @@ const router = new Router([
     operationId: 'TestForever',
     method: 'POST',
     path: '/forever',
+    hijacks: true,
     handle: async (ctx) => {
       const stream = hijack(ctx);
       await stream.closed;
@@ -64,6 +68,7 @@ const router = new Router([
     operationId: 'TestFail',
     method: 'POST',
     path: '/fail/{when}',
+    hijacks: true,
     handle: async (ctx) => {
       if (ctx.params.when === 'before') throw notFound('No such container: x');
       hijack(ctx).output.write('partial');
@@ -74,7 +79,7 @@ const router = new Router([
 
 before(async () => {
   api = new ApiServer(router, pino({ level: 'silent' }));
-  server = http.createServer();
+  server = http.createServer(api.serverOptions);
   api.attach(server);
   await new Promise<void>((r) => server.listen(socketPath, r));
 });
@@ -142,19 +147,52 @@ describe('hijack', () => {
     c.socket.destroy();
   });
 
-  it("answers a plain request with dockerd's 200 head, its body as input", async () => {
-    const c = open('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc');
+  it("answers a plain request with dockerd's 200 head; stdin is what follows its body, which Node's parser never reads as a request", async () => {
+    // dockerode without hijack: its options as the body, stdin written after, on the same connection
+    const c = open('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 15\r\nConnection: keep-alive\r\n\r\n{"stream":true}first');
+    await c.waitFor((b) => b.length >= PLAIN_HEAD.length + 13);
+    c.socket.write('GET /_ping HTTP/1.1\r\nHost: x\r\n\r\n');
+    await c.waitFor((b) => b.toString().includes('_ping'));
+    c.socket.end();
     const all = await c.ended;
-    assert.deepEqual(all, Buffer.concat([Buffer.from(PLAIN_HEAD), frame('stdout', Buffer.from('abc')), frame('stderr', Buffer.from('bye'))]));
+    assert.deepEqual(all, Buffer.concat([
+      Buffer.from(PLAIN_HEAD),
+      frame('stdout', Buffer.from('first')),
+      frame('stdout', Buffer.from('GET /_ping HTTP/1.1\r\nHost: x\r\n\r\n')),
+      frame('stderr', Buffer.from('bye')),
+    ]));
     c.socket.destroy();
   });
 
-  it('reads the body of an upgrade request by its length, leaving what follows as stdin', async () => {
-    const c = open('POST /body HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: 9\r\n\r\n{"a":"b"}stdin');
-    await c.waitFor((b) => b.toString().endsWith('stdin'));
-    c.socket.end();
-    assert.equal((await c.ended).toString(), `${UPGRADE_HEAD}body={"a":"b"};stdin`);
-    c.socket.destroy();
+  it('drops the body of an upgrade the route does not read, by its length or chunked, and stdin follows it', async () => {
+    const sent = [
+      'POST /echo HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: 15\r\n\r\n{"stream":true}stdin',
+      'POST /echo HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\nTransfer-Encoding: chunked\r\n\r\nf\r\n{"stream":true}\r\n0\r\n\r\nstdin',
+      'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n7\r\n{"a":1}\r\n0\r\n\r\nstdin',
+    ];
+    for (const request of sent) {
+      const c = open(request);
+      await c.waitFor((b) => b.toString().includes('stdin'));
+      c.socket.end();
+      const head = request.includes('Upgrade: tcp') ? UPGRADE_HEAD : PLAIN_HEAD;
+      assert.deepEqual(await c.ended, Buffer.concat([Buffer.from(head), frame('stdout', Buffer.from('stdin')), frame('stderr', Buffer.from('bye'))]), request);
+      c.socket.destroy();
+    }
+  });
+
+  it('reads the body for a route that asks, by its length or chunked, upgraded or plain, leaving what follows as stdin', async () => {
+    const sent: Array<[string, string]> = [
+      [UPGRADE_HEAD, 'POST /body HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: 9\r\n\r\n{"a":"b"}stdin'],
+      [UPGRADE_HEAD, 'POST /body HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"a"\r\n5\r\n:"b"}\r\n0\r\n\r\nstdin'],
+      [PLAIN_HEAD, 'POST /body HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n{"a":"b"}stdin'],
+    ];
+    for (const [head, request] of sent) {
+      const c = open(request);
+      await c.waitFor((b) => b.toString().endsWith('stdin'));
+      c.socket.end();
+      assert.equal((await c.ended).toString(), `${head}body={"a":"b"};stdin`, request);
+      c.socket.destroy();
+    }
   });
 
   it('gives an error before the head as a status, and cuts the connection for one after it', async () => {
@@ -167,11 +205,18 @@ describe('hijack', () => {
     const d = open('POST /fail/after HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n');
     assert.equal((await d.ended).toString(), `${UPGRADE_HEAD}partial`);
     d.socket.destroy();
+
+    // a plain request answered with a status: the connection closes after it
+    const e = open('POST /v1.41/fail/before HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}');
+    const plain = (await e.ended).toString();
+    assert.match(plain, /^HTTP\/1\.1 404 Not Found\r\n/);
+    assert.match(plain, /\r\nConnection: close\r\n/);
+    e.socket.destroy();
   });
 
   it('is cut when the server shuts down', async () => {
     const own = new ApiServer(router, pino({ level: 'silent' }));
-    const ownServer = http.createServer();
+    const ownServer = http.createServer(own.serverOptions);
     own.attach(ownServer);
     const ownPath = path.join(dir, 'own.sock');
     await new Promise<void>((r) => ownServer.listen(ownPath, r));

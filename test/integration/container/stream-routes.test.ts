@@ -62,10 +62,10 @@ let api: ApiServer;
 
 before(async () => {
   api = new ApiServer(new Router([
-    { operationId: 'ContainerAttach', method: 'POST', path: '/containers/{id}/attach', handle: containerAttach(backend) },
+    { operationId: 'ContainerAttach', method: 'POST', path: '/containers/{id}/attach', handle: containerAttach(backend), hijacks: true },
     { operationId: 'ContainerLogs', method: 'GET', path: '/containers/{id}/logs', handle: containerLogs(backend) },
   ]), pino({ level: 'silent' }));
-  const server = http.createServer();
+  const server = http.createServer(api.serverOptions);
   api.attach(server);
   await new Promise<void>((r) => server.listen(socketPath, r));
 });

@@ -1,10 +1,13 @@
 // docker exec through the real CLI and the raw API, in real runc containers: exit codes, output
-// streams, stdin, user/dir/env, a terminal, detached execs, a client that goes away, the
-// instance's inspect and lifetime, its errors in dockerd's words, and its events.
+// streams, stdin, user/dir/env, a terminal, detached execs, detach keys as docker-py sends them, a
+// client that goes away, the instance's inspect and lifetime, its errors in dockerd's words, and
+// its events.
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Berthd } from '../../helpers/berthd.js';
+import { frame } from '../../../src/api/streams/mux-writer.js';
 import { inspectContainer, startWithBusybox, teardown } from '../../helpers/containers.js';
 import { inTerminal } from '../../helpers/terminal.js';
 import { until } from '../../helpers/until.js';
@@ -164,6 +167,109 @@ describe('docker exec', () => {
       await d.docker(['unpause', 'box']);
     }
     await d.docker(['rm', 'idle']);
+  });
+
+  /** A POST as docker-py 7 sends it (requests over http.client): its headers in its order, the body from json.dumps. */
+  const dockerPyPost = (path: string, body: Record<string, unknown>, upgrade: boolean): string => {
+    // json.dumps's separators
+    const json = JSON.stringify(body).replace(/,"/g, ', "').replace(/":/g, '": ');
+    const connection = upgrade ? 'Connection: Upgrade\r\nUpgrade: tcp' : 'Connection: keep-alive';
+    return `POST /v1.41${path} HTTP/1.1\r\nHost: localhost\r\nUser-Agent: docker-sdk-python/7.1.0\r\nAccept-Encoding: gzip, deflate\r\nAccept: */*\r\n${connection}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
+  };
+  /** docker-py's exec_create(container, cmd, stdin=True, tty=..., detach_keys=...) then exec_start(socket=True, tty=...), hijacked. */
+  const dockerPyExec = async (cmd: string[], opts: { tty: boolean; startTty: boolean; detachKeys?: string }) => {
+    const created = await rawExchange(dockerPyPost(`/containers/${id}/exec`, {
+      Container: id, User: '', Privileged: false, Tty: opts.tty, AttachStdin: true, AttachStdout: true, AttachStderr: true, Cmd: cmd,
+      ...(opts.detachKeys === undefined ? {} : { detachKeys: opts.detachKeys }),
+    }, false));
+    const execId = (JSON.parse(created.slice(created.indexOf('\r\n\r\n') + 4)) as { Id: string }).Id;
+    const socket = net.connect({ path: d.socket, allowHalfOpen: true });
+    let got = Buffer.alloc(0);
+    socket.on('data', (c: Buffer) => (got = Buffer.concat([got, c])));
+    const ended = new Promise<void>((r) => socket.once('end', r));
+    socket.write(dockerPyPost(`/exec/${execId}/start`, { Tty: opts.startTty, Detach: false }, true));
+    const head = 'HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n';
+    return {
+      execId,
+      socket,
+      ended,
+      /** what came after the head */
+      output: () => got.subarray(head.length),
+      waitFor: (text: string) => until(`"${text}" from the exec`, () => got.toString('latin1'), (all) => all.startsWith(head) && all.includes(text), 10_000),
+    };
+  };
+  const rawExchange = (request: string): Promise<string> => new Promise((resolve, reject) => {
+    const socket = net.connect(d.socket);
+    let got = '';
+    socket.on('data', (c: Buffer) => {
+      got += c.toString();
+      const end = got.indexOf('\r\n\r\n');
+      const length = /\r\nContent-Length: (\d+)\r\n/i.exec(got)?.[1];
+      if (end >= 0 && length !== undefined && got.length >= end + 4 + Number(length)) {
+        socket.destroy();
+        resolve(got);
+      }
+    });
+    socket.on('error', reject);
+    socket.write(request);
+  });
+  const EXEC_DETACHED = 'exec attach failed: error on attach stdin: read escape sequence\r\n';
+  /** The detached process runs on: killing it now is what ends it, with the exit code of a SIGKILL. */
+  const assertRunsOn = async (execId: string) => {
+    const e = await inspectExec(execId);
+    assert.equal(e.Running, true);
+    assert.equal((await inspectContainer(d, 'box')).State.Running, true);
+    process.kill(e.Pid, 'SIGKILL');
+    const ended = await until('the killed exec to end', () => inspectExec(execId), (x) => !x.Running);
+    assert.equal(ended.ExitCode, 137);
+  };
+
+  test("docker-py's detachKeys (ctrl-p, sent as \"detachKeys\") detach a terminal exec's client as dockerd ends it; the process runs on", async () => {
+    for (const startTty of [false, true]) {
+      const exec = await dockerPyExec(['sh'], { tty: true, startTty, detachKeys: 'ctrl-p' });
+      assert.equal((await inspectExec(exec.execId)).DetachKeys, 'EA==');
+      exec.socket.write('echo hel""lo\n');
+      await exec.waitFor('hello\r\n');
+      exec.socket.write('\x10');
+      await exec.ended;
+      // the start's Tty decides the framing (the exec has a terminal either way)
+      const words = Buffer.from(EXEC_DETACHED);
+      const tail = startTty ? words : frame('stdout', words);
+      assert.deepEqual(exec.output().subarray(-tail.length), tail);
+      exec.socket.destroy();
+      await assertRunsOn(exec.execId);
+    }
+  });
+
+  test("create's and start's keys are matched without case, as Go decodes them", async () => {
+    const execId = await createExec({ cmd: ['sh', '-c', 'exit 3'], detachKeys: 'ctrl-a', TTY: true });
+    const created = await inspectExec(execId);
+    assert.deepEqual([created.ProcessConfig.tty, created.DetachKeys], [true, 'AQ==']);
+    const start = await d.request('POST', `/exec/${execId}/start`, { json: { detach: true } });
+    assert.equal(start.status, 200, start.body);
+    assert.equal((await until('the exec to end', () => inspectExec(execId), (e) => !e.Running)).ExitCode, 3);
+  });
+
+  test('without detach keys a terminal exec detaches on ctrl-p,ctrl-q; without a terminal no keys detach', async () => {
+    const exec = await dockerPyExec(['sh'], { tty: true, startTty: true });
+    exec.socket.write('echo hel""lo\n');
+    await exec.waitFor('hello\r\n');
+    exec.socket.write('\x10');
+    exec.socket.write('\x11');
+    await exec.ended;
+    assert.ok(exec.output().toString().endsWith(EXEC_DETACHED));
+    exec.socket.destroy();
+    await assertRunsOn(exec.execId);
+
+    const plain = await dockerPyExec(['cat'], { tty: false, startTty: false, detachKeys: 'ctrl-p' });
+    plain.socket.write('a\x10\x10\x11b\n');
+    await plain.waitFor('b\n');
+    plain.socket.end();
+    await plain.ended;
+    assert.deepEqual(plain.output(), frame('stdout', Buffer.from('a\x10\x10\x11b\n')));
+    plain.socket.destroy();
+    const ended = await until('cat to end', () => inspectExec(plain.execId), (e) => !e.Running);
+    assert.equal(ended.ExitCode, 0);
   });
 
   test('a client that goes away leaves the process running, and its exit code is recorded', async () => {

@@ -33,7 +33,7 @@ export function containerRoutes(backend: ContainerBackend): Route[] {
     { operationId: 'ContainerRename', method: 'POST', path: '/containers/{id}/rename', handle: containerRename(backend) },
     { operationId: 'ContainerPause', method: 'POST', path: '/containers/{id}/pause', handle: containerPause(backend) },
     { operationId: 'ContainerUnpause', method: 'POST', path: '/containers/{id}/unpause', handle: containerUnpause(backend) },
-    { operationId: 'ContainerAttach', method: 'POST', path: '/containers/{id}/attach', handle: containerAttach(backend) },
+    { operationId: 'ContainerAttach', method: 'POST', path: '/containers/{id}/attach', handle: containerAttach(backend), hijacks: true },
     { operationId: 'ContainerAttachWebsocket', method: 'GET', path: '/containers/{id}/attach/ws', handle: containerAttachWebsocket(backend) },
     { operationId: 'ContainerWait', method: 'POST', path: '/containers/{id}/wait', handle: containerWait(backend) },
     { operationId: 'ContainerDelete', method: 'DELETE', path: '/containers/{id}', handle: containerDelete(backend) },

@@ -9,7 +9,7 @@ import { execStart } from './exec-start.js';
 export function execRoutes(backend: ExecBackend): Route[] {
   return [
     { operationId: 'ContainerExec', method: 'POST', path: '/containers/{id}/exec', handle: containerExec(backend) },
-    { operationId: 'ExecStart', method: 'POST', path: '/exec/{id}/start', handle: execStart(backend) },
+    { operationId: 'ExecStart', method: 'POST', path: '/exec/{id}/start', handle: execStart(backend), hijacks: true },
     { operationId: 'ExecResize', method: 'POST', path: '/exec/{id}/resize', handle: execResize(backend) },
     { operationId: 'ExecInspect', method: 'GET', path: '/exec/{id}/json', handle: execInspect(backend) },
   ];
