@@ -26,6 +26,13 @@ const runtimePackages = [
   { command: 'socat', pkg: 'socat' },
   // `docker top` runs the host's ps, which a minimal Debian lacks (src/runtime/host-ps.ts)
   { command: 'ps', pkg: 'procps' },
+  // the standard CNI plugins (bridge, static, portmap, loopback...) that plumb container networks
+  // (src/runtime/cni.ts); checked by package, since they live in /usr/lib/cni, off PATH
+  { pkg: 'containernetworking-plugins' },
+  // berth's own firewall chains (src/runtime/iptables.ts); the bridge and portmap plugins run it too
+  { command: 'iptables', pkg: 'iptables' },
+  // `ip link set lo up` in each new network namespace (src/runtime/netns.ts)
+  { command: 'ip', pkg: 'iproute2' },
   // the build generates TypeScript from proto/ with it (scripts/build.mjs); the tests use it as
   // the independent oracle for berth's protobuf codecs (test/helpers/protoc.ts)
   { command: 'protoc', pkg: 'protobuf-compiler' },
