@@ -24,6 +24,8 @@ export interface StartOptions {
   /** Don't add the default -H unix:// socket. */
   noDefaultHost?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** A network namespace (a file, test/helpers/netns.ts) berthd runs in, through nsenter, so its bridges and rules stay in there. */
+  netns?: string;
 }
 
 const live = new Set<ChildProcess>();
@@ -57,13 +59,15 @@ export class Berthd {
   private output = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  private constructor(dir: string, dataRoot: string, socket: string, args: string[], env: NodeJS.ProcessEnv | undefined) {
+  private constructor(dir: string, dataRoot: string, socket: string, args: string[], env: NodeJS.ProcessEnv | undefined, netns: string | undefined) {
     this.dir = dir;
     this.socket = socket;
     this.dataRoot = dataRoot;
     this.pidfile = path.join(dir, 'berthd.pid');
     this.configFile = path.join(dir, 'daemon.json');
-    this.proc = spawn(BERTHD, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    // nsenter execs berthd in the namespace: the same process, so signals reach berthd
+    const [file, fileArgs] = netns === undefined ? [BERTHD, args] : ['nsenter', [`--net=${netns}`, '--', BERTHD, ...args]];
+    this.proc = spawn(file, fileArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     live.add(this.proc);
     this.proc.stdout?.on('data', (d) => (this.output += d));
     this.proc.stderr?.on('data', (d) => (this.output += d));
@@ -90,7 +94,7 @@ export class Berthd {
       '--config-file', configFile,
       ...(opts.args ?? []),
     ];
-    return new Berthd(dir, dataRoot, socket, args, opts.env);
+    return new Berthd(dir, dataRoot, socket, args, opts.env, opts.netns);
   }
 
   /** Starts berthd and waits until it answers /_ping on its socket. */

@@ -1,0 +1,98 @@
+// Persistent network namespaces as files, what `ip netns add` makes but at any path (berth keeps
+// them under its exec root): a new namespace bind-mounted onto an empty file lives on without a
+// process in it, and runc joins it by path (linux.namespaces [{type: 'network', path}]) as the CNI
+// plugins enter it by CNI_NETNS. Loopback is brought up here, at creation, so a container with no
+// network (--network none) needs no CNI call, and a CNI list need not hold the loopback plugin.
+import { mkdir, open, readdir, readFile, realpath, rm, statfs } from 'node:fs/promises';
+import path from 'node:path';
+import { runCommand } from './child-process.js';
+
+/** statfs(2)'s f_type of a namespace file (linux/magic.h NSFS_MAGIC) */
+const NSFS_MAGIC = 0x6e736673;
+const NETNS_TIMEOUT_MS = 10_000;
+
+/**
+ * Makes `dir` (created if missing) a mount point with shared propagation, as `ip netns` does with
+ * /run/netns: the namespaces' mounts then propagate to the mount namespaces copied from berthd's
+ * later on, so an unmount here frees a namespace that a copy would otherwise keep alive. Once,
+ * before the first createNetns in it (daemon start).
+ */
+export async function prepareNetnsDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  const args = (await isMountPoint(dir)) ? ['--make-shared', dir] : ['--bind', '--make-shared', dir, dir];
+  await runCommand('mount', args, { timeoutMs: NETNS_TIMEOUT_MS });
+}
+
+/** A new network namespace bound to `file`, which must not exist yet, with its loopback up. */
+export async function createNetns(file: string): Promise<void> {
+  // unshare binds the namespace onto an existing file only; O_EXCL keeps two callers off one file
+  await (await open(file, 'wx', 0o444)).close();
+  try {
+    // unshare binds the file before it runs ip in the namespace: one process for both
+    await runCommand('unshare', [`--net=${file}`, 'ip', 'link', 'set', 'lo', 'up'], { timeoutMs: NETNS_TIMEOUT_MS });
+  } catch (err) {
+    await removeNetns(file);
+    throw err;
+  }
+}
+
+/**
+ * Unmounts and deletes `file`; a missing file, or one no longer mounted, is no error. The
+ * namespace itself goes with its last process: one still running in it keeps it (and its links).
+ */
+export async function removeNetns(file: string): Promise<void> {
+  while (await isNetns(file)) {
+    // detached, as `ip netns delete` does: a process with a cwd or fd there does not make it fail
+    await runCommand('umount', ['--lazy', file], { timeoutMs: NETNS_TIMEOUT_MS });
+  }
+  await rm(file, { force: true });
+}
+
+/** Whether `file` is a namespace's mount (nsfs), not a plain or missing file. */
+export async function isNetns(file: string): Promise<boolean> {
+  try {
+    return (await statfs(file)).type === NSFS_MAGIC;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+export interface NetnsFile {
+  path: string;
+  /** false for a file left behind without its namespace (berthd stopped between its steps) */
+  live: boolean;
+}
+
+/** The namespace files in `dir` (none when it is missing), for the reconciliation at daemon start. */
+export async function listNetns(dir: string): Promise<NetnsFile[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return Promise.all(names.sort().map(async (name) => {
+    const file = path.join(dir, name);
+    return { path: file, live: await isNetns(file) };
+  }));
+}
+
+/**
+ * `file args` run in the network namespace `netns` (through nsenter, which changes nothing else),
+ * or as they are without one.
+ */
+export function inNetns(netns: string | undefined, file: string, args: readonly string[]): [string, string[]] {
+  return netns === undefined ? [file, [...args]] : ['nsenter', [`--net=${netns}`, '--', file, ...args]];
+}
+
+/** Whether `dir` is a mount point in berthd's mount namespace (/proc/self/mountinfo's fifth field, octal-escaped). */
+async function isMountPoint(dir: string): Promise<boolean> {
+  const mountinfo = await readFile('/proc/self/mountinfo', 'utf8');
+  const target = await realpath(dir);
+  return mountinfo.split('\n').some((line) => {
+    const mountPoint = line.split(' ')[4];
+    return mountPoint !== undefined && mountPoint.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))) === target;
+  });
+}
