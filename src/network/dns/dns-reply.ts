@@ -36,6 +36,8 @@ export function replyLimit(query: DecodedPacket, transport: Transport): number {
 
 /** The reply encoded within `maxBytes`: answers that do not fit are left out and the TC bit tells the client to ask over TCP. */
 export function encodeReply(reply: Packet, maxBytes: number): Buffer {
+  const whole = dnsPacket.encode(reply);
+  if (whole.length <= maxBytes) return whole;
   const answers = reply.answers ?? [];
   let length = dnsPacket.encodingLength({ ...reply, answers: [] });
   let kept = 0;
@@ -44,7 +46,6 @@ export function encodeReply(reply: Packet, maxBytes: number): Buffer {
     if (length > maxBytes) break;
     kept++;
   }
-  if (kept === answers.length) return dnsPacket.encode(reply);
   return dnsPacket.encode({ ...reply, flags: (reply.flags ?? 0) | Flag.truncated, answers: answers.slice(0, kept) });
 }
 
