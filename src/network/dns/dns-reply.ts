@@ -1,8 +1,8 @@
 // The replies the resolver writes itself, flagged as Docker's are (miekg's SetReply, then RA): the
 // query's ID, opcode, RD and CD; recursion available; not authoritative; the first question
-// echoed. Docker drops the query's EDNS OPT record from its own answers; berth echoes one, as RFC
-// 6891 (7) asks of a server that understands EDNS, so that clients keep EDNS towards it (systemd-
-// resolved and dnsmasq step down a server that drops it).
+// echoed. Docker drops the query's EDNS OPT record from its own answers; berth puts its own in, as
+// RFC 6891 (7) asks of a server that understands EDNS, so that a client goes on using EDNS with it
+// (systemd-resolved takes a server whose answers lack OPT for one without EDNS, and steps down).
 import dnsPacket, { type Answer, type DecodedPacket, type OptAnswer, type Packet } from 'dns-packet';
 import { Flag, HEADER_BYTES, type Rcode } from './dns-header.js';
 

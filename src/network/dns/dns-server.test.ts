@@ -354,6 +354,13 @@ describe('DNS server: forwarding', () => {
     );
   });
 
+  it('never forwards to itself, as Docker leaves its own address out', async () => {
+    upstreams = [{ address: SERVER }, { address: UPSTREAM }];
+    upstream.answer = upstreamAnswer;
+    assert.deepEqual(addresses(await ask('loop.example')), ['192.0.2.7']);
+    assert.equal(upstream.seen.length, 1);
+  });
+
   it('skips an upstream given by name: only addresses are asked', async () => {
     upstreams = [{ address: 'localhost' }, { address: UPSTREAM }];
     upstream.answer = upstreamAnswer;

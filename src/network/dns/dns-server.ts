@@ -19,6 +19,7 @@ export interface DnsServerOptions {
 }
 
 interface Listener {
+  port: number;
   udp: dgram.Socket;
   tcp: net.Server;
   connections: Set<net.Socket>;
@@ -34,7 +35,9 @@ export class DnsServer {
 
   constructor(options: DnsServerOptions) {
     this.log = options.log;
-    const forwarder = new UpstreamForwarder({ upstreams: options.upstreams, timeoutMs: options.upstreamTimeoutMs, log: options.log });
+    // never itself, as Docker leaves its own address out (filterExtServers): the query would loop
+    const upstreams = () => options.upstreams().filter((u) => this.listeners.get(u.address)?.port !== (u.port ?? 53));
+    const forwarder = new UpstreamForwarder({ upstreams, timeoutMs: options.upstreamTimeoutMs, log: options.log });
     this.handler = new QueryHandler(options.records, forwarder, options.log);
   }
 
@@ -54,7 +57,7 @@ export class DnsServer {
     // after the bind, errors are a client's (a send refused): nothing to stop serving for
     udp.on('error', (err) => this.log?.debug({ err, address }, 'dns: UDP socket error'));
     tcp.on('error', (err) => this.log?.debug({ err, address }, 'dns: TCP listener error'));
-    this.listeners.set(address, { udp, tcp, connections });
+    this.listeners.set(address, { port, udp, tcp, connections });
     this.log?.debug({ address, port }, 'dns: listening');
   }
 
