@@ -35,7 +35,15 @@ for (let i = 0; i < 40; i++) {
 }
 
 let upstreams: Upstream[] = [];
-const server = new DnsServer({ records: registry, upstreams: () => upstreams, upstreamTimeoutMs: TIMEOUT_MS });
+const asked: string[] = [];
+const server = new DnsServer({
+  records: registry,
+  upstreams: (source) => {
+    asked.push(source);
+    return upstreams;
+  },
+  upstreamTimeoutMs: TIMEOUT_MS,
+});
 
 /** A resolver the test runs: it answers what `answer` returns for a query, and says nothing for undefined. */
 class FakeUpstream {
@@ -94,6 +102,7 @@ after(async () => {
 });
 afterEach(() => {
   upstream.seen.length = 0;
+  asked.length = 0;
   upstream.answer = () => undefined;
   upstreams = [];
 });
@@ -287,6 +296,7 @@ describe('DNS server: forwarding', () => {
     assert.equal(reply.id, 31337);
     assert.deepEqual(addresses(reply), ['192.0.2.7']);
     assert.deepEqual(upstream.seen, [{ name: 'web.example.com', type: 'A', id: 31337, transport: 'udp' }]);
+    assert.deepEqual(asked, [CLIENT], 'the upstreams are the querier\'s');
   });
 
   it('forwards for a querier that is no container: it has no names of ours', async () => {

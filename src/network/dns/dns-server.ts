@@ -11,8 +11,8 @@ import { UpstreamForwarder, type Upstream } from './upstream-forwarder.js';
 
 export interface DnsServerOptions {
   records: DnsRecords;
-  /** The resolvers names not ours go to, read for every forwarded query. */
-  upstreams: () => readonly Upstream[];
+  /** The resolvers a querier's names not ours go to, read for every forwarded query (see UpstreamForwarderOptions). */
+  upstreams: (source: string) => readonly Upstream[];
   /** How long each upstream has to answer (4 s, as Docker's). */
   upstreamTimeoutMs?: number;
   log?: Logger;
@@ -36,7 +36,7 @@ export class DnsServer {
   constructor(options: DnsServerOptions) {
     this.log = options.log;
     // never itself, as Docker leaves its own address out (filterExtServers): the query would loop
-    const upstreams = () => options.upstreams().filter((u) => this.listeners.get(u.address)?.port !== (u.port ?? 53));
+    const upstreams = (source: string) => options.upstreams(source).filter((u) => this.listeners.get(u.address)?.port !== (u.port ?? 53));
     const forwarder = new UpstreamForwarder({ upstreams, timeoutMs: options.upstreamTimeoutMs, log: options.log });
     this.handler = new QueryHandler(options.records, forwarder, options.log);
   }

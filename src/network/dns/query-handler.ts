@@ -25,7 +25,7 @@ export class QueryHandler {
       const local = localAnswer(query, source, this.records);
       if (local) return encodeReply(local, limit);
       if (this.forwarder.busy) return encodeReply(dnsReply(query, Rcode.refused), limit);
-      return (await this.forwarder.forward(message, transport)) ?? encodeReply(dnsReply(query, Rcode.servFail), limit);
+      return (await this.forwarder.forward(message, source, transport)) ?? encodeReply(dnsReply(query, Rcode.servFail), limit);
     } catch (err) {
       // a bug, not a bad query (those are screened): the query goes unanswered and the server serves on
       this.log?.error({ err, source, transport }, 'dns: query failed');

@@ -17,8 +17,12 @@ export interface Upstream {
 }
 
 export interface UpstreamForwarderOptions {
-  /** Read for every forwarded query, so a changed resolv.conf takes effect at once. */
-  upstreams: () => readonly Upstream[];
+  /**
+   * The querier's upstreams, read for every forwarded query so that a changed resolv.conf takes
+   * effect at once. By source, as Docker keeps them per container: a container's `--dns` servers,
+   * or none for one on an `--internal` network, which Docker never forwards from the host.
+   */
+  upstreams: (source: string) => readonly Upstream[];
   /** How long one upstream has to answer before the next is asked: Docker's extIOTimeout, 4 s. */
   timeoutMs?: number;
   /** Forwarded queries in flight at most (Docker's maxConcurrent); past it, queries are REFUSED. */
@@ -44,11 +48,11 @@ export class UpstreamForwarder {
   }
 
   /** The first usable upstream answer, or undefined when none came (the caller answers SERVFAIL). */
-  async forward(query: Buffer, transport: Transport): Promise<Buffer | undefined> {
+  async forward(query: Buffer, source: string, transport: Transport): Promise<Buffer | undefined> {
     this.inFlight++;
     try {
       // an address only: a host name would be resolved through the system's resolver, maybe this one
-      const upstreams = this.options.upstreams().filter((u) => net.isIP(u.address) !== 0);
+      const upstreams = this.options.upstreams(source).filter((u) => net.isIP(u.address) !== 0);
       for (const upstream of upstreams.slice(0, MAX_UPSTREAMS)) {
         const exchange = transport === 'udp' ? exchangeUdp : exchangeTcp;
         const answer = await exchange(query, upstream.address, upstream.port ?? 53, this.timeoutMs);
