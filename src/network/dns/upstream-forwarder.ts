@@ -19,8 +19,9 @@ export interface Upstream {
 export interface UpstreamForwarderOptions {
   /**
    * The querier's upstreams, read for every forwarded query so that a changed resolv.conf takes
-   * effect at once. By source, as Docker keeps them per container: a container's `--dns` servers,
-   * or none for one on an `--internal` network, which Docker never forwards from the host.
+   * effect at once. By source, as Docker keeps them per container: a container's `--dns` servers;
+   * none for one on `--internal` networks only (Docker forwards from inside the container, where
+   * such a network reaches nothing; berth forwards from the host, so it must be told).
    */
   upstreams: (source: string) => readonly Upstream[];
   /** How long one upstream has to answer before the next is asked: Docker's extIOTimeout, 4 s. */
