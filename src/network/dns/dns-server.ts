@@ -1,6 +1,7 @@
 // The embedded DNS server: UDP and TCP on port 53 of each address it is given (in berth, each user
 // network's gateway on the host side of its bridge), answering from the registry and forwarding
-// the rest. It logs at debug only: a query is never worth a line at info.
+// the rest. It logs at debug only (a query is never worth a line at info), but for a bug in
+// answering, an error with its stack.
 import dgram from 'node:dgram';
 import net from 'node:net';
 import type { Logger } from 'pino';
