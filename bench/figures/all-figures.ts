@@ -1,5 +1,5 @@
 // Every figure the benchmark takes, in the order it takes them. Memory comes first, while the
-// machine is quiet, then the codec's pure computation; then the container figures, lightest first; the load test, which heats
+// machine is quiet, then the codec's pure computation and the DNS server (in process); then the container figures, lightest first; the load test, which heats
 // everything, and the image transfers, which also load the disk, come last.
 import type { Figure } from '../figure.js';
 import { concurrentRun } from './concurrent-run.js';
@@ -9,6 +9,7 @@ import { containerCycle } from './container-cycle.js';
 import { containerExec } from './container-exec.js';
 import { containerList } from './container-list.js';
 import { containerRun } from './container-run.js';
+import { dnsLookup } from './dns-lookup.js';
 import { endpointRecordCodec } from './endpoint-record-codec.js';
 import { idleMemory } from './idle-memory.js';
 import { imageLoadSave } from './image-load-save.js';
@@ -16,4 +17,4 @@ import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 
-export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, containerRun, containerExec, containerCycle, containerList, concurrentRun, containerCopy, containerCommit, requestLoad, imageLoadSave];
+export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, dnsLookup, containerRun, containerExec, containerCycle, containerList, concurrentRun, containerCopy, containerCommit, requestLoad, imageLoadSave];
