@@ -44,6 +44,8 @@ const testPackages = [
   // the static /bin/busybox the tests' offline busybox image is made of (test/helpers/busybox-image.ts);
   // checked by package, since Debian's dynamic busybox provides the same command
   { pkg: 'busybox-static' },
+  // docker-compose 1.29 (Debian's), driven by the networking tests as its users drive it
+  { command: 'docker-compose', pkg: 'docker-compose' },
 ];
 
 function run(cmd, args, opts = {}) {

@@ -16,6 +16,8 @@ import { translateRuntimeError } from '../runtime/runtime-errors.js';
 import type { ContainerPaths } from './container-paths.js';
 import { buildContainerSpec } from './spec/build-spec.js';
 import type { ContainerLookup } from './spec/namespaces.js';
+import type { ContainerNetworks } from './container-networks.js';
+import type { NetworkAttachment, NetworkedContainer } from '../network/network-attachments.js';
 import { isMountPoint, unmountShm } from './spec/shm.js';
 import type { ContainerRecord } from './container-record.js';
 
@@ -33,6 +35,7 @@ export interface ContainerRunnerOptions {
   log: Logger;
   /** other containers, for container:<id> network, IPC and PID modes */
   lookup: ContainerLookup;
+  networks: ContainerNetworks;
 }
 
 export type { LostRun };
@@ -55,7 +58,11 @@ export class ContainerRunner {
     const bundle = paths.bundle(id);
     let created = false;
     try {
-      const rootfsPath = await rootfs.mount(id);
+      // the root filesystem and the network are made side by side; a failure of either undoes both
+      const [mounted, wired] = await Promise.allSettled([rootfs.mount(id), this.attachNetwork(record)]);
+      if (mounted.status === 'rejected') throw mounted.reason;
+      if (wired.status === 'rejected') throw wired.reason;
+      const rootfsPath = mounted.value;
       const spec = await buildContainerSpec({
         id,
         config: record.config,
@@ -65,6 +72,7 @@ export class ContainerRunner {
         containerDir: paths.dir(id),
         shmDir: paths.shmDir(id),
         mountPoints: record.mountPoints,
+        network: wired.value,
         lookup: this.opts.lookup,
       });
       rmSync(bundle, { recursive: true, force: true });
@@ -102,6 +110,24 @@ export class ContainerRunner {
   /** The OCI spec of the container's current run (exec instances start from it). */
   async spec(id: string): Promise<OciSpec> {
     return JSON.parse(await readFile(path.join(this.opts.paths.bundle(id), 'config.json'), 'utf8')) as OciSpec;
+  }
+
+  /** The run's networking, unless it joins another container's (namespaces.ts finds that one). */
+  private attachNetwork(record: ContainerRecord): Promise<NetworkAttachment | undefined> {
+    const hc = record.hostConfig;
+    const mode = hc.NetworkMode ?? '';
+    if (mode.startsWith('container:')) return Promise.resolve(undefined);
+    return this.opts.networks.attach({
+      id: record.id,
+      name: record.name.slice(1),
+      exposedPorts: record.config.ExposedPorts,
+      macAddress: record.config.MacAddress,
+      networkMode: mode,
+      portBindings: hc.PortBindings,
+      publishAllPorts: hc.PublishAllPorts,
+      links: hc.Links,
+      endpointsConfig: record.networkingConfig.EndpointsConfig as NetworkedContainer['endpointsConfig'],
+    });
   }
 
   /**
@@ -150,6 +176,7 @@ export class ContainerRunner {
       if ((err as { kind?: string }).kind !== 'notFound') this.opts.log.debug({ err, id }, 'runc delete');
     }
     rmSync(this.opts.paths.bundle(id), { recursive: true, force: true });
+    await this.opts.networks.detach(id);
     const shm = this.opts.paths.shmDir(id);
     if (isMountPoint(shm)) await unmountShm(shm);
     await this.opts.rootfs.unmount(id);

@@ -8,6 +8,7 @@ import { EngineError } from '../../errors.js';
 import { replaceOrAppendEnv } from '../../lib/env-values.js';
 import { ociSpec, type OciMount, type OciSpec } from '../../runtime/oci-spec.js';
 import { INIT_BINARY } from '../../runtime/tool-path.js';
+import type { NetworkAttachment } from '../../network/network-attachments.js';
 import type { ContainerConfig, HostConfig } from '../config/types.js';
 import type { BareEnv } from '../container-record.js';
 import { containerCapabilities } from './capabilities.js';
@@ -50,6 +51,8 @@ export interface BuildSpecInput {
   mountPoints: readonly MountPoint[];
   /** other containers, for container:<id> network, IPC and PID modes */
   lookup: ContainerLookup;
+  /** the run's networking (its namespace, address and resolver); none: a namespace of loopback alone, or the host's or another's */
+  network?: NetworkAttachment;
   /** the host binary bind-mounted as /sbin/docker-init for HostConfig.Init; catatonit by default */
   initBinary?: string;
   /** the parent of cgroupsPath without HostConfig.CgroupParent; /berth by default */
@@ -73,7 +76,7 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
   const capabilities = containerCapabilities({ capAdd: hc.CapAdd, capDrop: hc.CapDrop, capabilities: hc.Capabilities, privileged });
   const devices = containerDevices({ devices: hc.Devices, deviceCgroupRules: hc.DeviceCgroupRules, privileged });
   const shmDir = input.shmDir;
-  const ns = containerNamespaces(input.id, hc, input.lookup, shmDir);
+  const ns = containerNamespaces(input.id, hc, input.lookup, shmDir, input.network?.netnsPath);
   if (typeof ns.shm === 'object' && 'hostPath' in ns.shm && ns.shm.hostPath === shmDir) await mountShm(shmDir, hc.ShmSize ?? 0);
 
   const hostname = config.Hostname ?? '';
@@ -109,8 +112,9 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
 
   const sysctl: Record<string, string> = {};
   if (config.Domainname && ns.namespaces.uts !== 'host') sysctl['kernel.domainname'] = config.Domainname;
-  // a new network namespace of the container's own gets dockerd's two safe defaults
-  if (ns.namespaces.network === 'private') {
+  // a network namespace of the container's own gets dockerd's two safe defaults
+  const network = ns.namespaces.network;
+  if (network === 'private' || (typeof network === 'object' && network.path === input.network?.netnsPath)) {
     if (existsSync('/proc/sys/net/ipv4/ping_group_range')) sysctl['net.ipv4.ping_group_range'] = '0 2147483647';
     if (existsSync('/proc/sys/net/ipv4/ip_unprivileged_port_start')) sysctl['net.ipv4.ip_unprivileged_port_start'] = '0';
   }
@@ -172,6 +176,8 @@ function etcFileMounts(input: BuildSpecInput, readonlyRootfs: boolean): OciMount
       hostname: config.Hostname ?? '',
       domainname: config.Domainname,
       networkMode: net,
+      ipAddress: input.network?.address,
+      resolver: input.network?.resolver,
       extraHosts: hc.ExtraHosts,
       dns: hc.Dns,
       dnsSearch: hc.DnsSearch,

@@ -1,12 +1,12 @@
 // A container's /etc/hostname, /etc/hosts and /etc/resolv.conf: written into its own directory on
 // the host and bind-mounted over the image's, as dockerd and libnetwork do (v20.10
 // container.BuildHostnameFile, libnetwork sandbox_dns_unix.go and etchosts, resolvconf).
-// - hosts: the loopback and IPv6 lines, ExtraHosts (`name:ip`), and `<ip> <hostname>` only for a
-//   container with an address (none yet: berth's networks have loopback only). With NetworkMode
-//   host and no ExtraHosts, a copy of the host's /etc/hosts.
+// - hosts: the loopback and IPv6 lines, ExtraHosts (`name:ip`), and `<ip> <hostname>` for a
+//   container with an address. With NetworkMode host and no ExtraHosts, a copy of the host's /etc/hosts.
 // - resolv.conf: the host's, without localhost nameservers (Google's public servers when none is
 //   left); Dns, DnsSearch or DnsOptions replace its lines of the same kind (then nothing is
-//   filtered). With NetworkMode host and none of those, a copy of the host's file.
+//   filtered). With NetworkMode host and none of those, a copy of the host's file. On a
+//   user-defined network, the embedded DNS server instead (embeddedResolvConf).
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OciMount } from '../../runtime/oci-spec.js';
@@ -35,6 +35,8 @@ export interface EtcFilesInput {
   networkMode?: string;
   /** the container's address on its network; none for loopback-only networks */
   ipAddress?: string;
+  /** the embedded DNS server's address, for a container on a user-defined network */
+  resolver?: string;
   extraHosts?: readonly string[] | null;
   dns?: readonly string[] | null;
   dnsSearch?: readonly string[] | null;
@@ -81,6 +83,22 @@ export function resolvConfContent(hostResolvConf: string, opts: Pick<EtcFilesInp
   return cleaned;
 }
 
+/**
+ * resolv.conf naming the embedded DNS server, as libnetwork writes it for 127.0.0.11: the host's
+ * (or the container's) search domains and options kept, ndots:0 added unless an ndots is given.
+ * The container's own Dns servers are where the embedded server forwards, not listed here.
+ */
+export function embeddedResolvConf(hostResolvConf: string, resolver: string, opts: Pick<EtcFilesInput, 'dnsSearch' | 'dnsOptions'> = {}): string {
+  const search = opts.dnsSearch?.length ? [...opts.dnsSearch] : lastFields(hostResolvConf, 'search');
+  const options = opts.dnsOptions?.length ? [...opts.dnsOptions] : lastFields(hostResolvConf, 'options');
+  if (!options.some((o) => o.startsWith('ndots:'))) options.push('ndots:0');
+  let out = '';
+  if (search.length > 0 && search.join(' ').trim() !== '.') out += `search ${search.join(' ')}\n`;
+  out += `nameserver ${resolver}\n`;
+  out += `options ${options.join(' ')}\n`;
+  return out;
+}
+
 function contentLines(conf: string): string[] {
   // comments start at # or ;
   return conf.split('\n').map((l) => l.replace(/[#;].*$/, '').trim());
@@ -119,6 +137,7 @@ export function writeEtcFiles(input: EtcFilesInput, opts: { readonlyRootfs?: boo
   const resolvPath = path.join(dir, RESOLV_CONF_FILE);
   const custom = Boolean(input.dns?.length || input.dnsSearch?.length || input.dnsOptions?.length);
   if (isHost && !custom) copyOrEmpty(hostResolv, resolvPath);
+  else if (input.resolver) writeFileSync(resolvPath, embeddedResolvConf(readOrEmpty(hostResolv), input.resolver, input), { mode: 0o644 });
   else writeFileSync(resolvPath, resolvConfContent(readOrEmpty(hostResolv), input), { mode: 0o644 });
 
   const options = ['rbind', ...(opts.readonlyRootfs ? ['ro'] : []), 'rprivate'];

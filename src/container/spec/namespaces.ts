@@ -47,7 +47,7 @@ const nsPath = (pid: number, ns: string): NamespaceMode => ({ path: `/proc/${pid
  * The namespaces and /dev/shm of container `id`. `shmDir` is this container's own shm directory
  * (mounted by the caller with mountShm when IpcMode is shareable).
  */
-export function containerNamespaces(id: string, hc: HostConfig, find: ContainerLookup, shmDir: string): ContainerNamespaces {
+export function containerNamespaces(id: string, hc: HostConfig, find: ContainerLookup, shmDir: string, netnsPath?: string): ContainerNamespaces {
   const namespaces: Partial<Record<NamespaceType, NamespaceMode>> = {};
   const sizeBytes = hc.ShmSize ?? 0;
 
@@ -60,7 +60,7 @@ export function containerNamespaces(id: string, hc: HostConfig, find: ContainerL
     if (!c.running) throw conflict(`cannot join network of a non running container: ${other}`);
     if (c.restarting) throw restartingError(other);
     namespaces.network = nsPath(c.pid, 'net');
-  } else namespaces.network = 'private';
+  } else namespaces.network = netnsPath === undefined ? 'private' : { path: netnsPath };
 
   const ipc = hc.IpcMode ?? '';
   let shm: ContainerNamespaces['shm'];

@@ -1,0 +1,229 @@
+// A container's networking for one run, made before `runc create` and undone when the run ends:
+// its network namespace (a file under the exec root, which runc joins), an endpoint on each of its
+// networks (the address allocated and saved first, then plumbed by the CNI plugins, whose result
+// is kept for the DEL), its published ports (held, then DNAT'd by portmap), and its names in the
+// embedded DNS server for user-defined networks, whose resolver is its first such network's
+// gateway. Anything that fails undoes what was done, so a container is never left half-wired.
+// After a restart of berthd, reconcile() keeps what live containers have and undoes the rest.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { EventBus } from '../events/event-bus.js';
+import type { Cni } from '../runtime/cni.js';
+import type { CniNetworkConfigList, CniResult } from '../runtime/cni-config.js';
+import { createNetns, listNetns, removeNetns } from '../runtime/netns.js';
+import { endpointConfList, type PortMapping } from './cni-lists.js';
+import type { DnsRegistry } from './dns/dns-registry.js';
+import type { DnsServer } from './dns/dns-server.js';
+import type { EndpointRecord } from './endpoint-store.js';
+import type { NetworkFirewall } from './network-firewall.js';
+import type { NetworkRecord } from './network-record.js';
+import type { NetworkService } from './network-service.js';
+import { portRequests, type PublishedPorts } from './published-ports.js';
+
+/** The container, as far as its networking goes (Docker's own shapes). */
+export interface NetworkedContainer {
+  id: string;
+  /** without its leading slash */
+  name: string;
+  exposedPorts?: Record<string, unknown> | null;
+  macAddress?: string;
+  networkMode: string;
+  portBindings?: Record<string, Array<{ HostIp?: string; HostPort?: string }> | null> | null;
+  publishAllPorts?: boolean;
+  /** Links as given (`name:alias`) */
+  links?: string[] | null;
+  endpointsConfig?: Record<string, EndpointConfig | null> | null;
+}
+
+export interface EndpointConfig {
+  IPAMConfig?: { IPv4Address?: string; IPv6Address?: string } | null;
+  Aliases?: string[] | null;
+  Links?: string[] | null;
+}
+
+export interface NetworkAttachment {
+  /** the namespace the container joins; undefined for the host's */
+  netnsPath?: string;
+  /** its first endpoint's IPv4 address (for /etc/hosts) */
+  address?: string;
+  /** the embedded DNS server's address, for a container on a user-defined network */
+  resolver?: string;
+  ports: PortMapping[];
+}
+
+/** What DEL needs of an ADD, kept on the endpoint's record, with the ports it published (held again after a restart). */
+interface Plumbing {
+  list: CniNetworkConfigList;
+  result: CniResult;
+  ports: PortMapping[];
+}
+
+export interface NetworkAttachmentsDeps {
+  service: NetworkService;
+  cni: Cni;
+  firewall: NetworkFirewall;
+  ports: PublishedPorts;
+  dns: { registry: DnsRegistry; server: DnsServer };
+  events: EventBus;
+  /** where the namespaces' files go: <exec-root>/netns */
+  netnsDir: string;
+  log: Logger;
+}
+
+export class NetworkAttachments {
+  private readonly resolvers = new Set<string>();
+
+  constructor(private readonly deps: NetworkAttachmentsDeps) {}
+
+  netnsPath(containerId: string): string {
+    return path.join(this.deps.netnsDir, containerId);
+  }
+
+  /** Wires the container for a run: host networking needs nothing, `none` a namespace of its own with loopback. */
+  async attach(c: NetworkedContainer): Promise<NetworkAttachment> {
+    const networks = this.networksOf(c);
+    if (networks[0]?.network.driver === 'host') {
+      this.deps.service.allocateEndpoint(networks[0].network, { id: c.id, name: c.name }, { aliases: [], links: [] });
+      return { ports: [] };
+    }
+    const netnsPath = this.netnsPath(c.id);
+    try {
+      await createNetns(netnsPath);
+      let ports: PortMapping[] = [];
+      let resolver: string | undefined;
+      let address: string | undefined;
+      let routed = false;
+      for (const [i, { network, settings }] of networks.entries()) {
+        const endpoint = this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name, ...(i === 0 && c.macAddress ? { macAddress: c.macAddress } : {}) }, settings);
+        if (network.driver === 'null') continue;
+        // ports go with the endpoint that routes, as dockerd publishes them on its gateway endpoint
+        const defaultRoute = !routed && !network.internal;
+        if (defaultRoute) {
+          routed = true;
+          const requests = portRequests(c.exposedPorts, c.portBindings, c.publishAllPorts === true);
+          if (requests.length > 0) ports = await this.deps.ports.publish(c.id, requests, { name: c.name, id: endpoint.id });
+        }
+        await this.plumb(network, endpoint, c.id, netnsPath, { ports: defaultRoute ? ports : [], defaultRoute });
+        address ??= endpoint.ipv4Address?.split('/')[0];
+        if (isUserDefined(network)) resolver ??= await this.serveDns(network, endpoint);
+        this.publish('connect', network, c.id);
+      }
+      return { netnsPath, address, resolver, ports };
+    } catch (err) {
+      await this.detach(c.id).catch((e: unknown) => this.deps.log.warn({ err: e, id: c.id }, 'undoing a failed network attachment'));
+      throw err;
+    }
+  }
+
+  /** Undoes a run's networking; what is already gone is no error (a crash may have come between). */
+  async detach(containerId: string): Promise<void> {
+    const netnsPath = this.netnsPath(containerId);
+    for (const endpoint of [...this.deps.service.endpointsOf(containerId)].reverse()) {
+      const network = this.deps.service.find(endpoint.networkId);
+      this.deps.dns.registry.removeEndpoint(endpoint.networkId, containerId);
+      const plumbing = endpoint.plumbing as Plumbing | undefined;
+      if (plumbing !== undefined) await this.deps.cni.del(plumbing.list, { containerId, netns: netnsPath, ifName: endpoint.ifName }, plumbing.result);
+      this.deps.service.releaseEndpoint(endpoint.id);
+      this.publish('disconnect', network, containerId);
+    }
+    this.deps.ports.release(containerId);
+    await removeNetns(netnsPath);
+  }
+
+  /**
+   * After a restart of berthd: the endpoints of containers whose run lives on are served again
+   * (DNS names, held ports); those of others, and namespaces no container owns, are undone.
+   */
+  async reconcile(live: readonly NetworkedContainer[]): Promise<void> {
+    const liveIds = new Set(live.map((c) => c.id));
+    const owners = new Set(this.deps.service.allEndpoints().map((e) => e.containerId));
+    for (const id of owners) if (!liveIds.has(id)) await this.detach(id);
+    for (const file of await listNetns(this.deps.netnsDir)) {
+      if (!liveIds.has(path.basename(file.path))) await removeNetns(file.path);
+    }
+    for (const c of live) {
+      for (const endpoint of this.deps.service.endpointsOf(c.id)) {
+        const plumbing = endpoint.plumbing as Plumbing | undefined;
+        if (plumbing === undefined) continue;
+        // the ports DNAT'd before the restart, held again at the same host ports
+        const held = plumbing.ports.map((p) => ({ containerPort: p.containerPort, protocol: p.protocol, hostIp: p.hostIP ?? '', hostPorts: [p.hostPort, p.hostPort] as [number, number] }));
+        if (held.length > 0) {
+          await this.deps.ports.publish(c.id, held, { name: c.name, id: endpoint.id }).catch((err: unknown) => this.deps.log.warn({ err, id: c.id }, 'holding the published ports again'));
+        }
+        const network = this.deps.service.find(endpoint.networkId);
+        if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
+        if (isUserDefined(network)) await this.serveDns(network, endpoint);
+      }
+    }
+  }
+
+  private async plumb(network: NetworkRecord, endpoint: EndpointRecord, containerId: string, netnsPath: string, opts: { ports: PortMapping[]; defaultRoute: boolean }): Promise<void> {
+    if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
+    const list = endpointConfList(network, endpoint, opts);
+    const result = await this.deps.cni.add(list, { containerId, netns: netnsPath, ifName: endpoint.ifName, capabilityArgs: opts.ports.length > 0 ? { portMappings: opts.ports } : {} });
+    this.deps.service.setPlumbing(endpoint.id, { list, result, ports: opts.ports } satisfies Plumbing);
+  }
+
+  /** Registers the endpoint's names, and serves DNS on its network's gateway (made by the bridge plugin's ADD). */
+  private async serveDns(network: NetworkRecord, endpoint: EndpointRecord): Promise<string | undefined> {
+    const { registry, server } = this.deps.dns;
+    registry.addNetwork(network.id, network.name);
+    registry.addEndpoint(network.id, {
+      containerId: endpoint.containerId,
+      containerName: endpoint.containerName,
+      aliases: endpoint.aliases,
+      links: linkAliases(endpoint.links),
+      ipv4: endpoint.ipv4Address?.split('/')[0],
+      ipv6: endpoint.ipv6Address?.split('/')[0],
+    });
+    const gateway = endpoint.gateway;
+    // macvlan and ipvlan gateways are not berthd's: their containers use the host's resolvers
+    if (gateway === undefined || network.driver !== 'bridge') return undefined;
+    if (!this.resolvers.has(gateway)) {
+      await server.listen(gateway);
+      this.resolvers.add(gateway);
+    }
+    return gateway;
+  }
+
+  /** The container's networks in order: the one its NetworkMode names, then the others of EndpointsConfig. */
+  private networksOf(c: NetworkedContainer): Array<{ network: NetworkRecord; settings: { ipv4?: string; ipv6?: string; aliases: string[]; links: string[] } }> {
+    const mode = c.networkMode === '' || c.networkMode === 'default' ? 'bridge' : c.networkMode;
+    const configs = c.endpointsConfig ?? {};
+    const first = this.deps.service.find(mode);
+    const names = [mode, ...Object.keys(configs).filter((n) => n !== mode && n !== first.name && n !== first.id)];
+    return names.map((name, i) => {
+      const network = i === 0 ? first : this.deps.service.find(name);
+      const config = configs[name] ?? configs[network.name] ?? configs[network.id] ?? null;
+      const links = [...(i === 0 ? (c.links ?? []) : []), ...(config?.Links ?? [])];
+      return {
+        network,
+        settings: {
+          ...(config?.IPAMConfig?.IPv4Address ? { ipv4: config.IPAMConfig.IPv4Address } : {}),
+          ...(config?.IPAMConfig?.IPv6Address ? { ipv6: config.IPAMConfig.IPv6Address } : {}),
+          aliases: config?.Aliases ?? [],
+          links,
+        },
+      };
+    });
+  }
+
+  private publish(action: 'connect' | 'disconnect', network: NetworkRecord, containerId: string): void {
+    this.deps.events.publish('network', action, { id: network.id, attributes: { container: containerId, name: network.name, type: network.driver } });
+  }
+}
+
+/** A network of the user's making: its containers resolve each other by name (the default bridge's do not). */
+function isUserDefined(network: NetworkRecord): boolean {
+  return network.name !== 'bridge' && (network.driver === 'bridge' || network.driver === 'macvlan' || network.driver === 'ipvlan');
+}
+
+/** `name:alias` links as the DNS registry keeps them: alias → linked container's name. */
+function linkAliases(links: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    links.map((l) => {
+      const [name, alias = name] = l.split(':');
+      return [alias, name.replace(/^\//, '')];
+    }),
+  );
+}
