@@ -219,6 +219,24 @@ describe('the network area', () => {
     a.service.releaseEndpoint(e1.id);
   });
 
+  it('gives the gateway the driver gives: a bridge its own or the aux DefaultGatewayIPv4, macvlan none when internal', () => {
+    const a = area();
+    a.api.create({ Name: 'gw', IPAM: { Config: [{ Subnet: '10.71.0.0/24', AuxiliaryAddresses: { DefaultGatewayIPv4: '10.71.0.254' } }] } });
+    assert.equal(a.service.allocateEndpoint(a.service.find('gw'), container(1), noSettings).gateway, '10.71.0.254');
+    a.api.create({ Name: 'int', Internal: true });
+    assert.equal(a.service.allocateEndpoint(a.service.find('int'), container(1), noSettings).gateway, '172.18.0.1');
+    a.api.create({ Name: 'mvi', Driver: 'macvlan', Internal: true, IPAM: { Config: [{ Subnet: '10.72.0.0/24' }] } });
+    const mv = a.service.allocateEndpoint(a.service.find('mvi'), container(1), noSettings);
+    assert.deepEqual([mv.ipv4Address, mv.gateway, mv.macAddress], ['10.72.0.2/24', undefined, '02:42:0a:48:00:02']);
+    a.api.create({ Name: 'iv', Driver: 'ipvlan', IPAM: { Config: [{ Subnet: '10.73.0.0/24' }] } });
+    const iv = a.service.allocateEndpoint(a.service.find('iv'), container(1), noSettings);
+    assert.deepEqual([iv.ipv4Address, iv.gateway, iv.macAddress], ['10.73.0.2/24', '10.73.0.1', '']);
+    assert.deepEqual(failure(() => a.service.allocateEndpoint(a.service.find('iv'), { ...container(2), macAddress: '02:00:00:00:00:01' }, noSettings)), {
+      kind: 'system',
+      message: 'ipvlan interfaces do not support custom mac address assignment',
+    });
+  });
+
   it('gives IPv6 addresses on an IPv6 network, and none on host and none', () => {
     const a = area();
     a.api.create({ Name: 'six', EnableIPv6: true, IPAM: { Config: [{ Subnet: 'fd00:9::/64' }] } });

@@ -7,7 +7,7 @@ import { EngineError } from '../errors.js';
 import type { EndpointRecord } from './endpoint-store.js';
 import { IpNet, parseIp, type IpAddress, type IpFamily } from './ip-net.js';
 import { macFromIpv4, poolOf, PoolExhaustedError, requestAddress } from './ipam.js';
-import { allocatedPools, type NetworkRecord } from './network-record.js';
+import { allocatedPools, type IpamPoolRecord, type NetworkRecord } from './network-record.js';
 
 export interface EndpointContainer {
   id: string;
@@ -31,7 +31,7 @@ export interface EndpointContext {
   endpointsOf(containerId: string): EndpointRecord[];
 }
 
-/** The aux address keys that name the containers' default gateway, when it is not the bridge's (libnetwork bridge driver). */
+/** The aux address keys that name a bridge's containers' default gateway, when it is not the bridge (libnetwork's bridge driver). */
 const DEFAULT_GATEWAY_AUX: Record<IpFamily, string> = { 4: 'DefaultGatewayIPv4', 6: 'DefaultGatewayIPv6' };
 
 export function buildEndpoint(network: NetworkRecord, container: EndpointContainer, settings: EndpointSettings, ctx: EndpointContext): EndpointRecord {
@@ -53,8 +53,10 @@ export function buildEndpoint(network: NetworkRecord, container: EndpointContain
     containerName: container.name,
     ifName: addressed ? nextInterface(others) : '',
     macAddress: macAddressFor(network, container, v4?.ip),
-    ...(v4 && { ipv4Address: v4.subnet.withPrefix(v4.ip), gateway: v4.gateway }),
-    ...(v6 && { ipv6Address: v6.subnet.withPrefix(v6.ip), ipv6Gateway: v6.gateway }),
+    ...(v4 && { ipv4Address: v4.subnet.withPrefix(v4.ip) }),
+    ...(v4?.gateway !== undefined && { gateway: v4.gateway }),
+    ...(v6 && { ipv6Address: v6.subnet.withPrefix(v6.ip) }),
+    ...(v6?.gateway !== undefined && { ipv6Gateway: v6.gateway }),
     aliases: settings.aliases,
     links: settings.links,
     ipamConfig,
@@ -64,7 +66,7 @@ export function buildEndpoint(network: NetworkRecord, container: EndpointContain
 interface Assigned {
   ip: IpAddress;
   subnet: IpNet;
-  gateway: string;
+  gateway?: string;
 }
 
 /** endpoint.assignAddressVersion: the address asked for in the pool that holds it, else the first pool with one free. */
@@ -78,7 +80,7 @@ function assign(network: NetworkRecord, family: IpFamily, asked: string | undefi
     const range = requested?.ipRange ? IpNet.parse(requested.ipRange) : undefined;
     try {
       const ip = requestAddress(poolOf(subnet, range), ctx.usedIn(subnet), preferred);
-      return { ip, subnet, gateway: requested?.auxAddresses?.[DEFAULT_GATEWAY_AUX[family]] ?? (pool.gateway as string) };
+      return { ip, subnet, gateway: gatewayFor(network, family, pool) };
     } catch (err) {
       // a full pool sends the search on to the next; anything about an address asked for is final
       if (preferred !== undefined || !(err instanceof PoolExhaustedError)) throw err;
@@ -86,6 +88,17 @@ function assign(network: NetworkRecord, family: IpFamily, asked: string | undefi
   }
   if (preferred !== undefined) throw new EngineError('system', `Invalid address ${asked}: It does not belong to any of this network's subnets`);
   throw new EngineError('system', `no available IPv${family} addresses on this network's address pools: ${network.name} (${network.id})`);
+}
+
+/**
+ * The gateway the drivers give the container (their Join): a bridge's always (internal ones too),
+ * or the one its aux addresses name; macvlan and ipvlan none on an internal network, nor ipvlan in
+ * l3 mode, whose default route is the interface itself.
+ */
+function gatewayFor(network: NetworkRecord, family: IpFamily, pool: IpamPoolRecord): string | undefined {
+  if (network.driver === 'bridge') return pool.requested?.auxAddresses?.[DEFAULT_GATEWAY_AUX[family]] ?? pool.gateway;
+  if (network.internal || (network.driver === 'ipvlan' && network.options.ipvlan_mode === 'l3')) return undefined;
+  return pool.gateway;
 }
 
 /** The container's MAC for its network, as the driver elects it; ipvlan's interfaces use their parent's. */
