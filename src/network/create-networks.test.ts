@@ -210,6 +210,14 @@ describe('the network area', () => {
       message: "Invalid address 10.51.0.5: It does not belong to any of this network's subnets",
     });
     assert.deepEqual(failure(() => a.service.allocateEndpoint(net, container(1), noSettings)), { kind: 'forbidden', message: 'endpoint with name c1 already exists in network e' });
+    assert.deepEqual(failure(() => a.service.allocateEndpoint(net, container(4), { ...noSettings, ipv6: 'fd00::5' })), {
+      kind: 'invalidParameter',
+      message: 'user specified IP address is supported only when connecting to networks with user configured subnets',
+    });
+    assert.deepEqual(failure(() => a.service.allocateEndpoint(a.service.find('bridge'), container(4), { ...noSettings, ipv4: '172.17.0.9' })), {
+      kind: 'invalidParameter',
+      message: 'user specified IP address is supported on user defined networks only',
+    });
     const other = a.service.allocateEndpoint(a.service.find('bridge'), { ...container(1), macAddress: '02:00:00:00:00:09' }, noSettings);
     assert.deepEqual([other.ifName, other.ipv4Address, other.macAddress, other.gateway], ['eth1', '172.17.0.2/16', '02:00:00:00:00:09', '172.17.0.1']);
     assert.deepEqual(a.service.endpointsOf(container(1).id).map((e) => e.ifName), ['eth0', 'eth1']);

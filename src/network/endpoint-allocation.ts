@@ -3,11 +3,11 @@
 // pools for (the one asked for, else the lowest free), the gateway, a MAC derived from the IPv4
 // address as dockerd derives it, and the container's next interface name.
 import { randomBytes } from 'node:crypto';
-import { EngineError } from '../errors.js';
+import { EngineError, invalidParameter } from '../errors.js';
 import type { EndpointRecord } from './endpoint-store.js';
 import { IpNet, parseIp, type IpAddress, type IpFamily } from './ip-net.js';
 import { macFromIpv4, poolOf, PoolExhaustedError, requestAddress } from './ipam.js';
-import { allocatedPools, type IpamPoolRecord, type NetworkRecord } from './network-record.js';
+import { allocatedPools, isPredefined, type IpamPoolRecord, type NetworkRecord } from './network-record.js';
 
 export interface EndpointContainer {
   id: string;
@@ -35,6 +35,7 @@ export interface EndpointContext {
 const DEFAULT_GATEWAY_AUX: Record<IpFamily, string> = { 4: 'DefaultGatewayIPv4', 6: 'DefaultGatewayIPv6' };
 
 export function buildEndpoint(network: NetworkRecord, container: EndpointContainer, settings: EndpointSettings, ctx: EndpointContext): EndpointRecord {
+  checkStaticAddresses(network, settings);
   const others = ctx.endpointsOf(container.id);
   if (others.some((e) => e.networkId === network.id)) {
     throw new EngineError('forbidden', `endpoint with name ${container.name} already exists in network ${network.name}`);
@@ -61,6 +62,16 @@ export function buildEndpoint(network: NetworkRecord, container: EndpointContain
     links: settings.links,
     ipamConfig,
   };
+}
+
+/** dockerd's validateNetworkingConfig: an address asked for needs a custom network with a subnet of its family written by the user. */
+function checkStaticAddresses(network: NetworkRecord, settings: EndpointSettings): void {
+  if (!settings.ipv4 && !settings.ipv6) return;
+  if (isPredefined(network)) throw invalidParameter('user specified IP address is supported on user defined networks only');
+  const written = (family: IpFamily) => network.ipam.config.some((p) => p.requested !== undefined && IpNet.parse(p.subnet)?.family === family);
+  if ((settings.ipv4 && !written(4)) || (settings.ipv6 && !written(6))) {
+    throw invalidParameter('user specified IP address is supported only when connecting to networks with user configured subnets');
+  }
 }
 
 interface Assigned {
