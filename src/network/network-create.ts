@@ -82,7 +82,7 @@ export function buildNetwork(req: NetworkCreateRequest, ctx: CreateContext): { r
 }
 
 /** The pools the networks hold: those allocated, under the key dockerd's allocator files them. */
-export function heldPools(networks: readonly NetworkRecord[]): HeldPool[] {
+function heldPools(networks: readonly NetworkRecord[]): HeldPool[] {
   return networks.flatMap((n) =>
     n.ipam.config.flatMap((p) => (p.gateway === undefined ? [] : [{ subnet: IpNet.parse(p.subnet) as IpNet, ipRange: p.requested?.ipRange }])),
   );

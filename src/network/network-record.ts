@@ -6,7 +6,7 @@ import { IpNet } from './ip-net.js';
 export type NetworkDriver = 'bridge' | 'macvlan' | 'ipvlan' | 'host' | 'null';
 
 /** The predefined networks, by the names dockerd's runconfig.IsPreDefinedNetwork reserves ("default" names the default one). */
-export const PREDEFINED_NETWORK_NAMES: ReadonlySet<string> = new Set(['bridge', 'host', 'none', 'default']);
+const PREDEFINED_NETWORK_NAMES: ReadonlySet<string> = new Set(['bridge', 'host', 'none', 'default']);
 
 export interface IpamPoolRecord {
   /** canonical: 10.11.0.0/16 */
