@@ -65,6 +65,11 @@ const behaviours = {
     reason: 'GET /containers/{id}/stats?stream=0&one-shot=1 sends one sample at once; older versions ignore one-shot and prime the CPU figures first',
     source: 'moby v20.10.27 getContainersStats (asked: 1 s at 1.41, 2 s at 1.40)',
   },
+  networkListContainers: {
+    until: '1.27',
+    reason: "GET /networks shows each network's Containers; from 1.28 they are left empty",
+    source: 'moby v20.10.27 getNetworksList (Detailed below 1.28); asked: filled at 1.25, empty at 1.41',
+  },
   updatePidsLimit: {
     since: '1.40',
     reason: 'POST /containers/{id}/update honours PidsLimit; older versions have it ignored',

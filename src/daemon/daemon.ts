@@ -9,6 +9,7 @@ import { createContainerStore } from '../container/create-container-store.js';
 import { createContainers } from '../container/create-containers.js';
 import { EventBus } from '../events/event-bus.js';
 import { createImages } from '../image/create-images.js';
+import { createNetworks } from '../network/create-networks.js';
 import { createRootfs } from '../rootfs/create-rootfs.js';
 import { createSystem } from '../system/create-system.js';
 import { lockDataRoot } from './data-root-lock.js';
@@ -45,9 +46,21 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const images = createImages({ dataRoot, events, log, usage: records.usage });
     const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store });
     undo.push(() => containers.shutdown());
+    const networks = createNetworks({ dataRoot, events });
     const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory } });
 
-    api = createApiServer({ system: system.api, image: images.api, commit: containers.commitApi, container: containers.api, exec: containers.execApi }, log);
+    api = createApiServer(
+      {
+        system: system.api,
+        image: images.api,
+        commit: containers.commitApi,
+        container: containers.api,
+        exec: containers.execApi,
+        network: networks.api,
+        networkConnect: networks.connectApi,
+      },
+      log,
+    );
     const tlsEnabled = config.tls === true || config.tlsVerify;
     for (const address of listenAddresses(config)) {
       await api.listen(address, {

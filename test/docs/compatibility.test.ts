@@ -8,6 +8,8 @@ import type { ContainerBackend } from '../../src/api/routes/container/backend.js
 import type { ExecBackend } from '../../src/api/routes/exec/backend.js';
 import type { ImageBackend } from '../../src/api/routes/image/backend.js';
 import type { ImageCommitBackend } from '../../src/api/routes/image/commit-backend.js';
+import type { NetworkBackend } from '../../src/api/routes/network/backend.js';
+import type { NetworkConnectBackend } from '../../src/api/routes/network/connect-backend.js';
 import type { SystemBackend } from '../../src/api/routes/system/backend.js';
 
 // The compiled test runs from dist/test/docs/. The spec's operations come from the repository's own
@@ -95,7 +97,9 @@ describe('docs/COMPATIBILITY.md', () => {
     const container = new Proxy({} as ContainerBackend, { get: () => unused });
     const exec = new Proxy({} as ExecBackend, { get: () => unused });
     const commit = new Proxy({} as ImageCommitBackend, { get: () => unused });
-    const served = allRoutes({ system, image, commit, container, exec }).map(key).sort();
+    const network: NetworkBackend = { list: unused, inspect: unused, create: unused, remove: unused, prune: unused };
+    const networkConnect: NetworkConnectBackend = { connect: unused, disconnect: unused };
+    const served = allRoutes({ system, image, commit, container, exec, network, networkConnect }).map(key).sort();
     const claimed = doc.rows.filter((r) => r.status !== 'not yet').map(key).sort();
     assert.deepEqual(claimed, served);
   });

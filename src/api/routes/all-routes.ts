@@ -7,6 +7,9 @@ import { execRoutes } from './exec/routes.js';
 import type { ImageBackend } from './image/backend.js';
 import type { ImageCommitBackend } from './image/commit-backend.js';
 import { imageRoutes } from './image/routes.js';
+import type { NetworkBackend } from './network/backend.js';
+import type { NetworkConnectBackend } from './network/connect-backend.js';
+import { networkRoutes } from './network/routes.js';
 import type { SystemBackend } from './system/backend.js';
 import { systemRoutes } from './system/routes.js';
 
@@ -17,6 +20,9 @@ export interface Backends {
   commit: ImageCommitBackend;
   container: ContainerBackend;
   exec: ExecBackend;
+  network: NetworkBackend;
+  /** POST /networks/{id}/connect and /disconnect, served by the containers */
+  networkConnect: NetworkConnectBackend;
 }
 
 export function allRoutes(backends: Backends): Route[] {
@@ -25,5 +31,6 @@ export function allRoutes(backends: Backends): Route[] {
     ...imageRoutes(backends.image, backends.commit),
     ...containerRoutes(backends.container),
     ...execRoutes(backends.exec),
+    ...networkRoutes(backends.network, backends.networkConnect),
   ];
 }

@@ -1,0 +1,16 @@
+// What the Network routes need from the engine (the network area serves it; NetworkConnect and
+// NetworkDisconnect are the containers', connect-backend.ts).
+import type { FilterArgs } from '../../../lib/filters.js';
+import type { NetworkView } from '../../../network/network-service.js';
+
+export interface NetworkBackend {
+  /** The networks the filters keep, with their endpoints. */
+  list(filters: FilterArgs): NetworkView[];
+  /** By full ID, name or ID prefix; a scope other than "" or local finds none. */
+  inspect(term: string, scope: string): NetworkView;
+  /** The body as sent: decoded and checked as dockerd does. */
+  create(body: unknown): { id: string; warning: string };
+  remove(term: string): void;
+  /** The names of the networks removed. */
+  prune(filters: FilterArgs): string[];
+}

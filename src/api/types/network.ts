@@ -1,0 +1,50 @@
+// Wire types of the Network area, with the spec's definition names and PascalCase fields, in the
+// order dockerd 20.10 writes them.
+
+export interface IPAMConfig {
+  Subnet?: string;
+  IPRange?: string;
+  Gateway?: string;
+  AuxiliaryAddresses?: Record<string, string>;
+}
+
+export interface IPAM {
+  Driver: string;
+  Options: Record<string, string> | null;
+  Config: IPAMConfig[];
+}
+
+export interface NetworkContainer {
+  Name: string;
+  EndpointID: string;
+  MacAddress: string;
+  IPv4Address: string;
+  IPv6Address: string;
+}
+
+export interface Network {
+  Name: string;
+  Id: string;
+  Created: string;
+  Scope: string;
+  Driver: string;
+  EnableIPv6: boolean;
+  IPAM: IPAM;
+  Internal: boolean;
+  Attachable: boolean;
+  Ingress: boolean;
+  ConfigFrom: { Network: string };
+  ConfigOnly: boolean;
+  Containers: Record<string, NetworkContainer>;
+  Options: Record<string, string>;
+  Labels: Record<string, string>;
+}
+
+export interface NetworkCreateResponse {
+  Id: string;
+  Warning: string;
+}
+
+export interface NetworkPruneResponse {
+  NetworksDeleted: string[] | null;
+}

@@ -1,0 +1,54 @@
+// What berth keeps of a network: one JSON record per network (network-store.ts). The pools keep
+// the request as written, because inspect shows it so (a subnet written 10.11.0.5/16 stays that),
+// beside what berth derived from it: the canonical subnet and the gateway it allocated.
+import { IpNet } from './ip-net.js';
+
+export type NetworkDriver = 'bridge' | 'macvlan' | 'ipvlan' | 'host' | 'null';
+
+/** The predefined networks, by the names dockerd's runconfig.IsPreDefinedNetwork reserves ("default" names the default one). */
+const PREDEFINED_NETWORK_NAMES: ReadonlySet<string> = new Set(['bridge', 'host', 'none', 'default']);
+
+export interface IpamPoolRecord {
+  /** canonical: 10.11.0.0/16 */
+  subnet: string;
+  /** the gateway allocated; absent for a pool never allocated (an IPv6 one of a network without EnableIPv6, as dockerd keeps it) */
+  gateway?: string;
+  /** the entry as the request wrote it; absent for a pool taken from the defaults */
+  requested?: { subnet: string; ipRange?: string; gateway?: string; auxAddresses?: Record<string, string> };
+}
+
+export interface NetworkRecord {
+  /** 64 hex digits */
+  id: string;
+  name: string;
+  driver: NetworkDriver;
+  scope: 'local';
+  /** RFC 3339 with nanoseconds */
+  created: string;
+  internal: boolean;
+  attachable: boolean;
+  enableIPv6: boolean;
+  ipam: {
+    driver: 'default';
+    /** as sent: null when the request had none (inspect shows null then, {} for an empty object) */
+    options: Record<string, string> | null;
+    /** IPv4 pools first, then IPv6 ones */
+    config: IpamPoolRecord[];
+  };
+  /** driver options as sent (com.docker.network.bridge.name, com.docker.network.driver.mtu, parent, ...) */
+  options: Record<string, string>;
+  labels: Record<string, string>;
+  /** the Linux bridge berth plumbs, for the bridge driver: br-<first 12 of the ID> unless an option names one */
+  bridgeName?: string;
+  /** the parent link, for macvlan and ipvlan: -o parent, or a dummy link of the network's own (dm-/di-<first 12 of the ID>) */
+  parent?: string;
+}
+
+export function isPredefined(network: Pick<NetworkRecord, 'name'>): boolean {
+  return PREDEFINED_NETWORK_NAMES.has(network.name);
+}
+
+/** The pools endpoints take addresses from: those with a gateway allocated. */
+export function allocatedPools(network: NetworkRecord): Array<{ pool: IpamPoolRecord; subnet: IpNet }> {
+  return network.ipam.config.flatMap((pool) => (pool.gateway === undefined ? [] : [{ pool, subnet: IpNet.parse(pool.subnet) as IpNet }]));
+}

@@ -1,0 +1,165 @@
+// The networks and their endpoints: what the Network routes serve and what containers will call
+// at start and stop. Every change is saved before memory and before the answer; the network
+// events (create, destroy, prune) are published here, connect and disconnect by the containers.
+import type { EventBus } from '../events/event-bus.js';
+import { EngineError } from '../errors.js';
+import type { FilterArgs } from '../lib/filters.js';
+import { buildEndpoint, type EndpointContainer, type EndpointSettings } from './endpoint-allocation.js';
+import type { EndpointRecord, EndpointStore } from './endpoint-store.js';
+import type { HostNetwork } from './host-network.js';
+import { parseIp, type IpNet } from './ip-net.js';
+import type { Ipam } from './ipam.js';
+import type { NetworkCreateRequest } from './create-request.js';
+import { buildNetwork } from './network-create.js';
+import { pruneSelection, selectNetworks } from './network-filters.js';
+import { findNetwork, noSuchNetwork } from './network-lookup.js';
+import { isPredefined, type NetworkRecord } from './network-record.js';
+import type { NetworkStore } from './network-store.js';
+
+/** A network with its endpoints, as inspect and list show it. */
+export interface NetworkView {
+  network: NetworkRecord;
+  endpoints: EndpointRecord[];
+}
+
+export interface NetworkServiceDeps {
+  networks: NetworkStore;
+  endpoints: EndpointStore;
+  ipam: Ipam;
+  events: EventBus;
+  host: HostNetwork;
+}
+
+export class NetworkService {
+  private readonly networks: NetworkStore;
+  private readonly endpoints: EndpointStore;
+  private readonly ipam: Ipam;
+  private readonly events: EventBus;
+  private readonly host: HostNetwork;
+
+  constructor(deps: NetworkServiceDeps) {
+    this.networks = deps.networks;
+    this.endpoints = deps.endpoints;
+    this.ipam = deps.ipam;
+    this.events = deps.events;
+    this.host = deps.host;
+  }
+
+  create(req: NetworkCreateRequest): { id: string; warning: string } {
+    const { record, warning } = buildNetwork(req, {
+      networks: this.networks.all(),
+      ipam: this.ipam,
+      usedIn: (subnet) => this.usedIn(subnet),
+      links: () => this.host.links(),
+    });
+    this.networks.put(record);
+    this.publish('create', record);
+    return { id: record.id, warning };
+  }
+
+  /** GET /networks/{id}: by full ID, name or ID prefix; a scope other than local finds none, as berth has no swarm. */
+  inspect(term: string, scope: string): NetworkView {
+    if (scope !== '' && scope !== 'local') throw noSuchNetwork(term);
+    return this.view(findNetwork(this.networks.all(), term, 'inspect'));
+  }
+
+  list(filters: FilterArgs): NetworkView[] {
+    const uses = this.networks.all().map((network) => ({ network, endpointCount: this.endpoints.on(network.id).length }));
+    return selectNetworks(uses, filters).map((u) => this.view(u.network));
+  }
+
+  remove(term: string): void {
+    const network = findNetwork(this.networks.all(), term, 'remove');
+    if (isPredefined(network)) throw new EngineError('forbidden', `${network.name} is a pre-defined network and cannot be removed`);
+    this.destroy(network);
+  }
+
+  /** The names of the networks removed, in the order they were made. */
+  prune(filters: FilterArgs): string[] {
+    const prunable = pruneSelection(filters);
+    const removed: string[] = [];
+    for (const network of this.networks.all()) {
+      if (!prunable({ network, endpointCount: this.endpoints.on(network.id).length })) continue;
+      this.destroy(network);
+      removed.push(network.name);
+    }
+    this.events.publish('network', 'prune', { id: '', attributes: { reclaimed: '0' } });
+    return removed;
+  }
+
+  /** A network as the daemon finds one for a container (dockerd's FindNetwork): 404 or 400 in its words. */
+  find(term: string): NetworkRecord {
+    return findNetwork(this.networks.all(), term, 'daemon');
+  }
+
+  /** Takes the container's addresses on the network and saves the endpoint before returning it. */
+  allocateEndpoint(network: NetworkRecord, container: EndpointContainer, settings: EndpointSettings): EndpointRecord {
+    const endpoint = buildEndpoint(network, container, settings, {
+      usedIn: (subnet) => this.usedIn(subnet),
+      endpointsOf: (id) => this.endpoints.of(id),
+    });
+    this.endpoints.put(endpoint);
+    return endpoint;
+  }
+
+  /** Gives the endpoint's addresses back; an endpoint already gone is no error. */
+  releaseEndpoint(endpointId: string): void {
+    if (this.endpoints.get(endpointId) !== undefined) this.endpoints.delete(endpointId);
+  }
+
+  /** Keeps what the plumbing needs to undo the attachment (the CNI result) with the endpoint. */
+  setPlumbing(endpointId: string, plumbing: unknown): EndpointRecord {
+    const endpoint = this.endpoints.get(endpointId);
+    if (endpoint === undefined) throw new Error(`no endpoint ${endpointId}`);
+    const updated = { ...endpoint, plumbing };
+    this.endpoints.put(updated);
+    return updated;
+  }
+
+  endpointsOf(containerId: string): EndpointRecord[] {
+    return this.endpoints.of(containerId);
+  }
+
+  endpointsOn(networkId: string): EndpointRecord[] {
+    return this.endpoints.on(networkId);
+  }
+
+  private destroy(network: NetworkRecord): void {
+    if (this.endpoints.on(network.id).length > 0) {
+      throw new EngineError('forbidden', `error while removing network: network ${network.name} id ${network.id} has active endpoints`);
+    }
+    this.networks.delete(network.id);
+    this.publish('destroy', network);
+  }
+
+  private view(network: NetworkRecord): NetworkView {
+    return { network, endpoints: this.endpoints.on(network.id) };
+  }
+
+  private publish(action: string, network: NetworkRecord): void {
+    this.events.publish('network', action, { id: network.id, attributes: { name: network.name, type: network.driver } });
+  }
+
+  /** Every address taken in a subnet: the gateways and auxiliary addresses of the networks on it, and their endpoints'. */
+  private usedIn(subnet: IpNet): Set<bigint> {
+    const key = subnet.toString();
+    const used = new Set<bigint>();
+    const add = (text: string | undefined) => {
+      const ip = text === undefined ? undefined : parseIp(text.replace(/\/\d+$/, ''));
+      if (ip !== undefined && subnet.contains(ip)) used.add(ip.value);
+    };
+    for (const network of this.networks.all()) {
+      const pools = network.ipam.config.filter((p) => p.subnet === key && p.gateway !== undefined);
+      if (pools.length === 0) continue;
+      for (const pool of pools) {
+        add(pool.gateway);
+        for (const aux of Object.values(pool.requested?.auxAddresses ?? {})) add(aux);
+      }
+      for (const endpoint of this.endpoints.on(network.id)) {
+        add(endpoint.ipv4Address);
+        add(endpoint.ipv6Address);
+      }
+    }
+    return used;
+  }
+}
