@@ -26,6 +26,10 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   tlskey: 'tlsKey',
   nodePortRange: 'nodePortRange',
   dynamicNodePortRange: 'dynamicNodePortRange',
+  iptables: 'iptables',
+  bip: 'bip',
+  bridge: 'bridge',
+  dns: 'dns',
 };
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
@@ -50,7 +54,11 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--tlscert <file>', 'Path to TLS certificate file', defaults.tlsCert)
     .option('--tlskey <file>', 'Path to TLS key file', defaults.tlsKey)
     .option('--node-port-range <range>', 'Ports a swarm service may publish', defaults.nodePortRange)
-    .option('--dynamic-node-port-range <range>', 'Ports given to a swarm service that publishes port 0', defaults.dynamicNodePortRange);
+    .option('--dynamic-node-port-range <range>', 'Ports given to a swarm service that publishes port 0', defaults.dynamicNodePortRange)
+    .option('--iptables [bool]', 'Enable addition of iptables rules', parseBool, defaults.iptables)
+    .option('--bip <cidr>', 'Specify network bridge IP', defaults.bip)
+    .option('-b, --bridge <name>', 'Attach containers to a network bridge', defaults.bridge)
+    .option('--dns <address>', 'DNS server to use (repeatable)', repeat, []);
   program.parse(argv, { from: 'user' });
 
   const opts = program.opts();

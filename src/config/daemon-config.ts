@@ -27,6 +27,14 @@ export interface DaemonConfig {
   nodePortRange: string;
   /** Where published port 0 is allocated from, inside nodePortRange. */
   dynamicNodePortRange: string;
+  /** false: berth makes no iptables rule (dockerd's --iptables=false). */
+  iptables: boolean;
+  /** The default bridge's address and prefix (172.17.0.1/16 when empty). */
+  bip: string;
+  /** The default bridge's Linux bridge (berth0 when empty). */
+  bridge: string;
+  /** DNS servers for containers: what the embedded DNS server forwards to, and the default bridge's resolv.conf (the host's when none). */
+  dns: string[];
 }
 
 export type ConfigField = keyof DaemonConfig;
@@ -56,6 +64,10 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'tlsKey', fileKey: 'tlskey', type: 'string', reloadable: false },
   { field: 'nodePortRange', fileKey: 'node-port-range', type: 'string', reloadable: false },
   { field: 'dynamicNodePortRange', fileKey: 'dynamic-node-port-range', type: 'string', reloadable: false },
+  { field: 'iptables', fileKey: 'iptables', type: 'boolean', reloadable: false },
+  { field: 'bip', fileKey: 'bip', type: 'string', reloadable: false },
+  { field: 'bridge', fileKey: 'bridge', type: 'string', reloadable: false },
+  { field: 'dns', fileKey: 'dns', type: 'string[]', reloadable: false },
 ];
 
 export const DEFAULT_SOCKET = '/run/berth/berth.sock';
@@ -79,6 +91,10 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     tlsKey: path.join(certPath, 'key.pem'),
     nodePortRange: DEFAULT_NODE_PORT_RANGE,
     dynamicNodePortRange: DEFAULT_DYNAMIC_NODE_PORT_RANGE,
+    iptables: true,
+    bip: '',
+    bridge: '',
+    dns: [],
   };
 }
 

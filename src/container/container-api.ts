@@ -48,6 +48,10 @@ export function containerApi(deps: ContainerApiDeps) {
       const name = req.name === undefined ? undefined : validateContainerName(req.name);
       const image = images.get(body.config.Image ?? '');
       const { warnings, ...normalized } = normalizeCreate({ body, api: req.api, image: image.config.config ?? null, limits: deps.limits, dataRoot: deps.dataRoot });
+      // dockerd keeps another container's network by its full ID (one not found is its start's error)
+      const joined = /^container:(.+)$/.exec(normalized.hostConfig.NetworkMode ?? '')?.[1];
+      const other = joined === undefined ? undefined : deps.store.find(joined);
+      if (other !== undefined) normalized.hostConfig.NetworkMode = `container:${other.id}`;
       const id = await service.create({ name, image: { id: image.id, topLayer: image.topLayer, layerDirs: images.layerDirs(image) }, ...normalized });
       return { id, warnings };
     },

@@ -1,14 +1,28 @@
 // What containers need of the network area: their networking wired for a run (before runc
-// create) and undone at its end, the namespace another container joins with
-// `--network container:<id>`, and the check at create that the networks a container names exist.
-import type { NetworkAttachment, NetworkedContainer } from '../network/network-attachments.js';
+// create) and undone at its end, and the namespace another container joins with
+// `--network container:<id>`. As dockerd, the networks a container names are looked up at its
+// start, not at its create.
+import type { EndpointConfig, NetworkAttachment, NetworkedContainer } from '../network/network-attachments.js';
+import type { PortMapping } from '../network/cni-lists.js';
+import type { EndpointRecord } from '../network/endpoint-store.js';
+import type { NetworkRecord } from '../network/network-record.js';
 
 export interface ContainerNetworks {
-  /** 404 for a network NetworkMode or EndpointsConfig names that does not exist, as dockerd at create. */
-  check(networkMode: string, endpointsConfig: Record<string, unknown> | null | undefined): void;
   attach(container: NetworkedContainer): Promise<NetworkAttachment>;
   /** Undoes the run's networking; nothing to undo is no error. */
   detach(containerId: string): Promise<void>;
   /** The file of the container's network namespace, while it runs on a network of its own. */
   netnsPath(containerId: string): string;
+  /** After a restart: the networking of containers whose runs live on is served again, the rest undone. */
+  reconcile(live: readonly NetworkedContainer[]): Promise<void>;
+  /** A network as dockerd finds one for a container (404 in its words). */
+  network(term: string): NetworkRecord;
+  /** Hot-plugs a running container into one more network. */
+  connect(container: NetworkedContainer, term: string, config: EndpointConfig | null): Promise<NetworkRecord>;
+  /** Takes a running container off a network. */
+  disconnect(containerId: string, term: string): Promise<NetworkRecord>;
+  /** The container's endpoints while it runs, eth0 first. */
+  endpoints(containerId: string): EndpointRecord[];
+  /** The host ports the container publishes while it runs. */
+  ports(containerId: string): PortMapping[];
 }

@@ -17,7 +17,8 @@ import type { ContainerPaths } from './container-paths.js';
 import { buildContainerSpec } from './spec/build-spec.js';
 import type { ContainerLookup } from './spec/namespaces.js';
 import type { ContainerNetworks } from './container-networks.js';
-import type { NetworkAttachment, NetworkedContainer } from '../network/network-attachments.js';
+import type { NetworkAttachment } from '../network/network-attachments.js';
+import { networkedContainer } from './networked-container.js';
 import { isMountPoint, unmountShm } from './spec/shm.js';
 import type { ContainerRecord } from './container-record.js';
 
@@ -114,20 +115,8 @@ export class ContainerRunner {
 
   /** The run's networking, unless it joins another container's (namespaces.ts finds that one). */
   private attachNetwork(record: ContainerRecord): Promise<NetworkAttachment | undefined> {
-    const hc = record.hostConfig;
-    const mode = hc.NetworkMode ?? '';
-    if (mode.startsWith('container:')) return Promise.resolve(undefined);
-    return this.opts.networks.attach({
-      id: record.id,
-      name: record.name.slice(1),
-      exposedPorts: record.config.ExposedPorts,
-      macAddress: record.config.MacAddress,
-      networkMode: mode,
-      portBindings: hc.PortBindings,
-      publishAllPorts: hc.PublishAllPorts,
-      links: hc.Links,
-      endpointsConfig: record.networkingConfig.EndpointsConfig as NetworkedContainer['endpointsConfig'],
-    });
+    if ((record.hostConfig.NetworkMode ?? '').startsWith('container:')) return Promise.resolve(undefined);
+    return this.opts.networks.attach(networkedContainer(record));
   }
 
   /**

@@ -4,6 +4,7 @@
 // file) and recorded without the queue, so that an operation waiting for it (stop, kill, remove)
 // never waits on itself.
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { conflict, EngineError, invalidParameter, notModified } from '../errors.js';
 import type { Digest } from '../image/digest.js';
@@ -136,7 +137,8 @@ export class ContainerService {
     if (spec.name !== undefined && spec.name !== '') names.reserve(name, id);
     let rootfsMade = false;
     try {
-      if (config.Hostname === undefined || config.Hostname === '') config.Hostname = id.slice(0, 12);
+      // with the host's network, the host's name, as dockerd gives it
+      if (config.Hostname === undefined || config.Hostname === '') config.Hostname = spec.hostConfig.NetworkMode === 'host' ? hostname() : id.slice(0, 12);
       const command = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
       if (command.length === 0) throw invalidParameter('No command specified');
       await this.opts.rootfs.create(id, spec.image.topLayer, spec.image.layerDirs);
@@ -326,6 +328,18 @@ export class ContainerService {
       }
     }
     return { ids, reclaimedBytes };
+  }
+
+  /**
+   * Changes the container's networks in its queue: `change` is told whether the container runs
+   * (its networking is then changed live) and edits the record, which is saved after.
+   */
+  async changeNetworks(ref: string, change: (record: ContainerRecord, running: boolean) => Promise<void>): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, async () => {
+      await change(record, hasProcess(record.state.status));
+      this.store.save(record);
+    });
   }
 
   /** Changes resources and restart policy (a checked request: container-update.ts), then publishes 'update'. */

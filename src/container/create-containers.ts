@@ -24,6 +24,10 @@ import { ExecService } from './exec/exec-service.js';
 import { joinableContainers } from './joinable-containers.js';
 import { RunSignals } from './run-signals.js';
 import { LocalVolumes } from './spec/local-volumes.js';
+import type { ContainerNetworks } from './container-networks.js';
+import { hasProcess } from './container-state.js';
+import { networkConnectApi } from './container-network-connect.js';
+import { networkedContainer } from './networked-container.js';
 
 export interface ContainersDeps {
   dataRoot: string;
@@ -32,6 +36,7 @@ export interface ContainersDeps {
   records: ContainerRecords;
   rootfs: RootfsStore;
   images: ContainerImages;
+  networks: ContainerNetworks;
 }
 
 export async function createContainers(deps: ContainersDeps) {
@@ -41,18 +46,22 @@ export async function createContainers(deps: ContainersDeps) {
   const runcPath = resolveCommand('runc');
   const events = new ContainerEvents(deps.events, store);
   const runs = new RunSignals();
-  const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths) });
+  const { networks } = deps;
+  const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks });
   const processes = new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir });
   const execs = new ExecService({ store, runs, events, runner, rootfs, processes, log });
   const volumes = new LocalVolumes(path.join(dataRoot, 'volumes'));
   const service = new ContainerService({ store, runner, rootfs, volumes, events, runs, health: execs, log });
   await service.recover(deps.records.incomplete);
+  // what ran on while berthd was away keeps its networking; the rest of what networks hold goes
+  await networks.reconcile(service.list().filter((r) => hasProcess(r.state.status)).map(networkedContainer));
 
   const viewDeps = { paths, rootfs, images, execIdsOf: (id: string) => execs.idsOf(id) };
   const archive = new ContainerArchive({ rootfs, store, events });
   return {
     api: containerApi({ ...viewDeps, service, store, events, archive, limits: daemonCreateLimits(), dataRoot }),
     execApi: execApi(execs),
+    networkConnectApi: networkConnectApi(service, networks),
     commitApi: { commit: (req: CommitRequest) => commitContainer({ service, rootfs, images, events }, req) },
     /** the typed create path, for whatever makes containers besides the API */
     service,

@@ -44,9 +44,10 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     // the records come before images, which must know at construction which containers use them
     const records = createContainerStore({ dataRoot, execRoot, rootfs });
     const images = createImages({ dataRoot, events, log, usage: records.usage });
-    const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store });
+    const networks = await createNetworks({ dataRoot, execRoot, events, log, settings: { iptables: config.iptables, bip: config.bip, bridge: config.bridge, dns: config.dns } });
+    undo.push(() => networks.shutdown());
+    const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers });
     undo.push(() => containers.shutdown());
-    const networks = createNetworks({ dataRoot, events });
     const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory } });
 
     api = createApiServer(
@@ -57,7 +58,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         container: containers.api,
         exec: containers.execApi,
         network: networks.api,
-        networkConnect: networks.connectApi,
+        networkConnect: containers.networkConnectApi,
       },
       log,
     );

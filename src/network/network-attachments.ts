@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
 import type { Cni } from '../runtime/cni.js';
 import type { CniNetworkConfigList, CniResult } from '../runtime/cni-config.js';
-import { createNetns, listNetns, removeNetns } from '../runtime/netns.js';
+import type { FilterArgs } from '../lib/filters.js';
+import { createNetns, deleteLink, listNetns, removeNetns } from '../runtime/netns.js';
 import { endpointConfList, type PortMapping } from './cni-lists.js';
 import type { DnsRegistry } from './dns/dns-registry.js';
 import type { DnsServer } from './dns/dns-server.js';
@@ -19,6 +20,7 @@ import type { NetworkFirewall } from './network-firewall.js';
 import type { NetworkRecord } from './network-record.js';
 import type { NetworkService } from './network-service.js';
 import { portRequests, type PublishedPorts } from './published-ports.js';
+import type { UpstreamResolvers } from './upstream-resolvers.js';
 
 /** The container, as far as its networking goes (Docker's own shapes). */
 export interface NetworkedContainer {
@@ -32,6 +34,8 @@ export interface NetworkedContainer {
   publishAllPorts?: boolean;
   /** Links as given (`name:alias`) */
   links?: string[] | null;
+  /** HostConfig.Dns: where the embedded DNS server forwards for it */
+  dns?: string[] | null;
   endpointsConfig?: Record<string, EndpointConfig | null> | null;
 }
 
@@ -63,7 +67,7 @@ export interface NetworkAttachmentsDeps {
   cni: Cni;
   firewall: NetworkFirewall;
   ports: PublishedPorts;
-  dns: { registry: DnsRegistry; server: DnsServer };
+  dns: { registry: DnsRegistry; server: DnsServer; upstreams: UpstreamResolvers };
   events: EventBus;
   /** where the namespaces' files go: <exec-root>/netns */
   netnsDir: string;
@@ -77,6 +81,28 @@ export class NetworkAttachments {
 
   netnsPath(containerId: string): string {
     return path.join(this.deps.netnsDir, containerId);
+  }
+
+  /** The host ports the container publishes now. */
+  portsOf(containerId: string): PortMapping[] {
+    return this.deps.service.endpointsOf(containerId).flatMap((e) => (e.plumbing as Plumbing | undefined)?.ports ?? []);
+  }
+
+  /** DELETE /networks/{id}: the record goes (403 with endpoints), then its bridge, rules and DNS server. */
+  async removeNetwork(term: string): Promise<void> {
+    await this.unplumbNetwork(this.deps.service.remove(term));
+  }
+
+  /** POST /networks/prune: the names of the networks removed. */
+  async pruneNetworks(filters: FilterArgs): Promise<string[]> {
+    const removed = this.deps.service.prune(filters);
+    for (const network of removed) await this.unplumbNetwork(network);
+    return removed.map((n) => n.name);
+  }
+
+  /** Stops serving DNS; the plumbing stays for the containers that run on. */
+  async shutdown(): Promise<void> {
+    await this.deps.dns.server.closeAll();
   }
 
   /** Wires the container for a run: host networking needs nothing, `none` a namespace of its own with loopback. */
@@ -108,6 +134,9 @@ export class NetworkAttachments {
         if (isUserDefined(network)) resolver ??= await this.serveDns(network, endpoint);
         this.publish('connect', network, c.id);
       }
+      const addresses = this.addressesOf(c.id);
+      if (c.dns?.length) this.deps.dns.upstreams.set(addresses, c.dns);
+      else if (!routed) this.deps.dns.upstreams.set(addresses, []);
       return { netnsPath, address, resolver, ports };
     } catch (err) {
       await this.detach(c.id).catch((e: unknown) => this.deps.log.warn({ err: e, id: c.id }, 'undoing a failed network attachment'));
@@ -118,16 +147,36 @@ export class NetworkAttachments {
   /** Undoes a run's networking; what is already gone is no error (a crash may have come between). */
   async detach(containerId: string): Promise<void> {
     const netnsPath = this.netnsPath(containerId);
-    for (const endpoint of [...this.deps.service.endpointsOf(containerId)].reverse()) {
-      const network = this.deps.service.find(endpoint.networkId);
-      this.deps.dns.registry.removeEndpoint(endpoint.networkId, containerId);
-      const plumbing = endpoint.plumbing as Plumbing | undefined;
-      if (plumbing !== undefined) await this.deps.cni.del(plumbing.list, { containerId, netns: netnsPath, ifName: endpoint.ifName }, plumbing.result);
-      this.deps.service.releaseEndpoint(endpoint.id);
-      this.publish('disconnect', network, containerId);
-    }
+    this.deps.dns.upstreams.forget(this.addressesOf(containerId));
+    for (const endpoint of [...this.deps.service.endpointsOf(containerId)].reverse()) await this.undo(endpoint, this.deps.service.find(endpoint.networkId));
     this.deps.ports.release(containerId);
     await removeNetns(netnsPath);
+  }
+
+  /** Joins a running container to one more network, hot-plugged into its namespace; the network's record. */
+  async connect(c: NetworkedContainer, term: string, config: EndpointConfig | null): Promise<NetworkRecord> {
+    const network = this.deps.service.find(term);
+    const endpoint = this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name }, endpointSettings(config, []));
+    try {
+      if (network.driver !== 'null' && network.driver !== 'host') {
+        await this.plumb(network, endpoint, c.id, this.netnsPath(c.id), { ports: [], defaultRoute: false });
+        if (isUserDefined(network)) await this.serveDns(network, endpoint);
+      }
+    } catch (err) {
+      this.deps.dns.registry.removeEndpoint(network.id, c.id);
+      this.deps.service.releaseEndpoint(endpoint.id);
+      throw err;
+    }
+    this.publish('connect', network, c.id);
+    return network;
+  }
+
+  /** Takes a running container off a network: its endpoint unplumbed and released; the network's record. */
+  async disconnect(containerId: string, term: string): Promise<NetworkRecord> {
+    const network = this.deps.service.find(term);
+    const endpoint = this.deps.service.endpointsOf(containerId).find((e) => e.networkId === network.id);
+    if (endpoint !== undefined) await this.undo(endpoint, network);
+    return network;
   }
 
   /**
@@ -155,6 +204,20 @@ export class NetworkAttachments {
         if (isUserDefined(network)) await this.serveDns(network, endpoint);
       }
     }
+  }
+
+  private async undo(endpoint: EndpointRecord, network: NetworkRecord): Promise<void> {
+    const { containerId } = endpoint;
+    this.deps.dns.registry.removeEndpoint(endpoint.networkId, containerId);
+    const plumbing = endpoint.plumbing as Plumbing | undefined;
+    if (plumbing !== undefined) await this.deps.cni.del(plumbing.list, { containerId, netns: this.netnsPath(containerId), ifName: endpoint.ifName }, plumbing.result);
+    this.deps.service.releaseEndpoint(endpoint.id);
+    this.publish('disconnect', network, containerId);
+  }
+
+  /** The container's addresses on its networks: how the DNS server knows it. */
+  private addressesOf(containerId: string): string[] {
+    return this.deps.service.endpointsOf(containerId).flatMap((e) => [e.ipv4Address, e.ipv6Address].filter((a): a is string => a !== undefined).map((a) => a.split('/')[0]));
   }
 
   private async plumb(network: NetworkRecord, endpoint: EndpointRecord, containerId: string, netnsPath: string, opts: { ports: PortMapping[]; defaultRoute: boolean }): Promise<void> {
@@ -195,22 +258,33 @@ export class NetworkAttachments {
     return names.map((name, i) => {
       const network = i === 0 ? first : this.deps.service.find(name);
       const config = configs[name] ?? configs[network.name] ?? configs[network.id] ?? null;
-      const links = [...(i === 0 ? (c.links ?? []) : []), ...(config?.Links ?? [])];
-      return {
-        network,
-        settings: {
-          ...(config?.IPAMConfig?.IPv4Address ? { ipv4: config.IPAMConfig.IPv4Address } : {}),
-          ...(config?.IPAMConfig?.IPv6Address ? { ipv6: config.IPAMConfig.IPv6Address } : {}),
-          aliases: config?.Aliases ?? [],
-          links,
-        },
-      };
+      return { network, settings: endpointSettings(config, i === 0 ? (c.links ?? []) : []) };
     });
+  }
+
+  private async unplumbNetwork(network: NetworkRecord): Promise<void> {
+    this.deps.dns.registry.removeNetwork(network.id);
+    for (const pool of network.ipam.config) {
+      if (pool.gateway !== undefined && this.resolvers.delete(pool.gateway)) await this.deps.dns.server.close(pool.gateway);
+    }
+    if (network.driver !== 'bridge' || network.bridgeName === undefined) return;
+    await this.deps.firewall.unplumb(network);
+    await deleteLink(network.bridgeName);
   }
 
   private publish(action: 'connect' | 'disconnect', network: NetworkRecord, containerId: string): void {
     this.deps.events.publish('network', action, { id: network.id, attributes: { container: containerId, name: network.name, type: network.driver } });
   }
+}
+
+/** What an EndpointConfig asks of an endpoint (with the container's legacy links on its first network). */
+function endpointSettings(config: EndpointConfig | null, legacyLinks: readonly string[]): { ipv4?: string; ipv6?: string; aliases: string[]; links: string[] } {
+  return {
+    ...(config?.IPAMConfig?.IPv4Address ? { ipv4: config.IPAMConfig.IPv4Address } : {}),
+    ...(config?.IPAMConfig?.IPv6Address ? { ipv6: config.IPAMConfig.IPv6Address } : {}),
+    aliases: config?.Aliases ?? [],
+    links: [...legacyLinks, ...(config?.Links ?? [])],
+  };
 }
 
 /** A network of the user's making: its containers resolve each other by name (the default bridge's do not). */

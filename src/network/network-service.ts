@@ -68,20 +68,22 @@ export class NetworkService {
     return selectNetworks(uses, filters).map((u) => this.view(u.network));
   }
 
-  remove(term: string): void {
+  /** The network removed (its plumbing is the caller's to undo). */
+  remove(term: string): NetworkRecord {
     const network = findNetwork(this.networks.all(), term, 'remove');
     if (isPredefined(network)) throw new EngineError('forbidden', `${network.name} is a pre-defined network and cannot be removed`);
     this.destroy(network);
+    return network;
   }
 
-  /** The names of the networks removed, in the order they were made. */
-  prune(filters: FilterArgs): string[] {
+  /** The networks removed, in the order they were made (their plumbing is the caller's to undo). */
+  prune(filters: FilterArgs): NetworkRecord[] {
     const prunable = pruneSelection(filters);
-    const removed: string[] = [];
+    const removed: NetworkRecord[] = [];
     for (const network of this.networks.all()) {
       if (!prunable({ network, endpointCount: this.endpoints.on(network.id).length })) continue;
       this.destroy(network);
-      removed.push(network.name);
+      removed.push(network);
     }
     this.events.publish('network', 'prune', { id: '', attributes: { reclaimed: '0' } });
     return removed;
@@ -122,6 +124,11 @@ export class NetworkService {
 
   endpointsOn(networkId: string): EndpointRecord[] {
     return this.endpoints.on(networkId);
+  }
+
+  /** Every endpoint, for the reconciliation at start. */
+  allEndpoints(): EndpointRecord[] {
+    return this.endpoints.all();
   }
 
   private destroy(network: NetworkRecord): void {

@@ -96,3 +96,8 @@ async function isMountPoint(dir: string): Promise<boolean> {
     return mountPoint !== undefined && mountPoint.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))) === target;
   });
 }
+
+/** Deletes a network link (a network's bridge, which the bridge plugin never removes); a missing one is no error. */
+export async function deleteLink(name: string): Promise<void> {
+  await runCommand('ip', ['link', 'del', name], { timeoutMs: 10_000, allowExitCodes: [1] });
+}

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request, type RawResponse, type RequestOptions } from './http.js';
 import { dockerCli, type CliResult } from './docker-cli.js';
+import { createTestNetns } from './netns.js';
 
 export const BERTHD = fileURLToPath(new URL('../../../bin/berthd', import.meta.url));
 
@@ -24,8 +25,12 @@ export interface StartOptions {
   /** Don't add the default -H unix:// socket. */
   noDefaultHost?: boolean;
   env?: NodeJS.ProcessEnv;
-  /** A network namespace (a file, test/helpers/netns.ts) berthd runs in, through nsenter, so its bridges and rules stay in there. */
-  netns?: string;
+  /**
+   * A network namespace (a file, test/helpers/netns.ts) berthd runs in, through nsenter, so its
+   * bridges and rules stay in there; 'own' makes one for it (removed when the test process ends:
+   * a restart test gives the next berthd the same, `netns: first.netns`). The test's own by default.
+   */
+  netns?: string | 'own';
 }
 
 const live = new Set<ChildProcess>();
@@ -56,6 +61,8 @@ export class Berthd {
   readonly pidfile: string;
   readonly configFile: string;
   readonly proc: ChildProcess;
+  /** the network namespace it runs in; undefined for the test process's own */
+  readonly netns: string | undefined;
   private output = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
@@ -65,6 +72,7 @@ export class Berthd {
     this.dataRoot = dataRoot;
     this.pidfile = path.join(dir, 'berthd.pid');
     this.configFile = path.join(dir, 'daemon.json');
+    this.netns = netns;
     // nsenter execs berthd in the namespace: the same process, so signals reach berthd
     const [file, fileArgs] = netns === undefined ? [BERTHD, args] : ['nsenter', [`--net=${netns}`, '--', BERTHD, ...args]];
     this.proc = spawn(file, fileArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -94,7 +102,8 @@ export class Berthd {
       '--config-file', configFile,
       ...(opts.args ?? []),
     ];
-    return new Berthd(dir, dataRoot, socket, args, opts.env, opts.netns);
+    const netns = opts.netns === 'own' ? createTestNetns(`berthd-${path.basename(dir)}`) : opts.netns;
+    return new Berthd(dir, dataRoot, socket, args, opts.env, netns);
   }
 
   /** Starts berthd and waits until it answers /_ping on its socket. */

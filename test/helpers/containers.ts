@@ -8,8 +8,9 @@ import path from 'node:path';
 import { Berthd, type StartOptions } from './berthd.js';
 import { loadBusybox } from './busybox-image.js';
 
+/** A berthd in a network namespace of its own (its bridges, veths and rules go with it), with busybox loaded. */
 export async function startWithBusybox(opts: StartOptions = {}): Promise<Berthd> {
-  const d = await Berthd.start(opts);
+  const d = await Berthd.start({ netns: 'own', ...opts });
   await loadBusybox(d);
   return d;
 }

@@ -4,7 +4,7 @@
 // ContainerConfigWrapper). A value of the wrong JSON type fails as Go's decoder does: a 500 with
 // "json: cannot unmarshal ...", which is what dockerd answers.
 import { EngineError, invalidParameter } from '../../errors.js';
-import type { ContainerConfig, HostConfig, NetworkingConfig } from './types.js';
+import type { ContainerConfig, EndpointSettings, HostConfig, NetworkingConfig } from './types.js';
 
 type Scalar = 'string' | 'bool' | 'int' | 'int64' | 'uint16' | 'uint32' | 'uint64';
 export type FieldSpec =
@@ -238,6 +238,12 @@ export function decodeGoStruct(body: unknown, goName: string, fields: Record<str
   if (body === null || body === undefined) return {};
   if (typeof body !== 'object' || Array.isArray(body)) throw new EngineError('system', `json: cannot unmarshal ${jsonKind(body)} into Go value of type ${goName}`);
   return decodeStruct(body as Record<string, unknown>, { goName, fields }, '');
+}
+
+/** An EndpointSettings object as POST /networks/{id}/connect sends it (EndpointConfig); null for none. */
+export function decodeEndpointSettings(value: unknown): EndpointSettings | null {
+  if (!isPresent(value)) return null;
+  return decodeStruct(expectObject(value, 'NetworkConnect', 'EndpointConfig', 'network.EndpointSettings'), endpointSettings, 'EndpointConfig') as EndpointSettings;
 }
 
 /**

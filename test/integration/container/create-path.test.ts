@@ -13,6 +13,7 @@ import { createContainerStore } from '../../../src/container/create-container-st
 import { createContainers } from '../../../src/container/create-containers.js';
 import { EventBus } from '../../../src/events/event-bus.js';
 import { createImages } from '../../../src/image/create-images.js';
+import { createNetworks } from '../../../src/network/create-networks.js';
 import { createRootfs } from '../../../src/rootfs/create-rootfs.js';
 import { tempDir } from '../../helpers/berthd.js';
 import { busyboxImageArchive } from '../../helpers/busybox-image.js';
@@ -25,10 +26,12 @@ describe('ContainerService.create, without HTTP', () => {
   const events = new EventBus();
   let images: ReturnType<typeof createImages>;
   let containers: Awaited<ReturnType<typeof createContainers>>;
+  let networks: Awaited<ReturnType<typeof createNetworks>>;
 
   before(async () => {
     const rootfs = createRootfs({ dataRoot, log });
-    const records = createContainerStore({ dataRoot, execRoot: path.join(dir, 'exec'), rootfs });
+    const execRoot = path.join(dir, 'exec');
+    const records = createContainerStore({ dataRoot, execRoot, rootfs });
     images = createImages({ dataRoot, events, log, usage: records.usage });
     const lines: string[] = [];
     const progress = {
@@ -39,18 +42,21 @@ describe('ContainerService.create, without HTTP', () => {
     };
     await images.api.load().run({ out: progress, input: Readable.from([await busyboxImageArchive()]), signal: new AbortController().signal });
     assert.deepEqual(lines, ['Loaded image: busybox:latest\n']);
-    containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store });
+    networks = await createNetworks({ dataRoot, execRoot, events, log, settings: { iptables: false, bip: '', bridge: '', dns: [] } });
+    containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers });
   });
 
-  after(() => {
+  after(async () => {
     containers?.shutdown();
+    await networks?.shutdown();
     sweep(dir);
   });
 
   test('makes the container from a typed spec, runs it, and removes it', async () => {
     const image = images.store.get('busybox');
     // what the builder does for a RUN step: its own configuration, normalized as the API's is
-    const body = decodeCreateBody({ Image: 'busybox', Cmd: ['sh', '-c', 'echo typed > out'], WorkingDir: '/work' });
+    // (on no network: this process shares the host's network namespace, which tests leave alone)
+    const body = decodeCreateBody({ Image: 'busybox', Cmd: ['sh', '-c', 'echo typed > out'], WorkingDir: '/work', HostConfig: { NetworkMode: 'none' } });
     const { warnings, ...normalized } = normalizeCreate({ body, api: { has: () => false }, image: image.config.config ?? null, limits: daemonCreateLimits(), dataRoot });
     assert.deepEqual(warnings, []);
     const seen: string[] = [];

@@ -82,7 +82,7 @@ describe('daemon restart', () => {
       // the daemon is gone; the short one ends while nobody watches
       await new Promise((r) => setTimeout(r, 1500));
       const old = d;
-      d = await Berthd.start({ dataRoot, socket, execRoot: `${old.dir}/exec` });
+      d = await Berthd.start({ dataRoot, socket, execRoot: `${old.dir}/exec`, netns: old.netns });
       const ps = (await d.docker(['ps', '-a', '--format', '{{.Names}} {{.State}}'])).stdout.trim().split('\n').sort();
       assert.deepEqual(ps, ['long running', 'made created', 'short exited']);
       const s = JSON.parse((await d.docker(['inspect', short])).stdout)[0].State;
@@ -106,7 +106,7 @@ describe('daemon restart', () => {
     assert.equal((await d.docker(['start', '-a', id])).code, 0);
     await d.stop('SIGTERM');
     const old = d;
-    d = await Berthd.start({ dataRoot, socket, execRoot: `${old.dir}/exec` });
+    d = await Berthd.start({ dataRoot, socket, execRoot: `${old.dir}/exec`, netns: old.netns });
     const again = await d.docker(['start', '-a', id]);
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual((await d.docker(['diff', id])).stdout.split('\n').filter(Boolean).sort(), ['A /tmp/mark', 'C /tmp']);

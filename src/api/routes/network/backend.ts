@@ -10,7 +10,8 @@ export interface NetworkBackend {
   inspect(term: string, scope: string): NetworkView;
   /** The body as sent: decoded and checked as dockerd does. */
   create(body: unknown): { id: string; warning: string };
-  remove(term: string): void;
+  /** The record, then its bridge, rules and DNS server. */
+  remove(term: string): Promise<void>;
   /** The names of the networks removed. */
-  prune(filters: FilterArgs): string[];
+  prune(filters: FilterArgs): Promise<string[]>;
 }

@@ -3,8 +3,8 @@ import type { Handler } from '../../router.js';
 import type { NetworkBackend } from './backend.js';
 
 export function networkDelete(backend: NetworkBackend): Handler {
-  return (ctx) => {
-    backend.remove(ctx.params.id);
+  return async (ctx) => {
+    await backend.remove(ctx.params.id);
     ctx.res.writeHead(204).end();
   };
 }

@@ -6,8 +6,8 @@ import type { Handler } from '../../router.js';
 import type { NetworkBackend } from './backend.js';
 
 export function networkPrune(backend: NetworkBackend): Handler {
-  return (ctx) => {
-    const names = backend.prune(FilterArgs.fromJson(ctx.query.get('filters')));
+  return async (ctx) => {
+    const names = await backend.prune(FilterArgs.fromJson(ctx.query.get('filters')));
     ctx.json({ NetworksDeleted: names.length > 0 ? names : null } satisfies NetworkPruneResponse);
   };
 }

@@ -1,4 +1,4 @@
-// The network area as the daemon builds it, over a data root of the test's own and a host given
+// The network area's records, over a data root of the test's own and a host given
 // by the test: the records and their checks, endpoints, and what a restart finds.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,8 @@ import { after, describe, it } from 'node:test';
 import { EngineError } from '../errors.js';
 import { EventBus } from '../events/event-bus.js';
 import { FilterArgs } from '../lib/filters.js';
-import { createNetworks } from './create-networks.js';
+import { decodeNetworkCreate } from './create-request.js';
+import { openNetworkRecords, type NetworkRecordsDeps } from './network-records.js';
 import type { HostNetwork } from './host-network.js';
 import { IpNet } from './ip-net.js';
 
@@ -18,8 +19,21 @@ let roots = 0;
 
 const host: HostNetwork = { networks: () => [IpNet.parse('192.168.0.0/20') as IpNet], links: () => ['lo', 'eth0'] };
 
+/** The records and the service, with the routes' calls as the network area's api makes them. */
+function records(deps: NetworkRecordsDeps) {
+  const service = openNetworkRecords(deps);
+  const api = {
+    list: (filters: FilterArgs) => service.list(filters),
+    inspect: (term: string, scope: string) => service.inspect(term, scope),
+    create: (body: unknown) => service.create(decodeNetworkCreate(body)),
+    remove: (term: string) => void service.remove(term),
+    prune: (filters: FilterArgs) => service.prune(filters).map((n) => n.name),
+  };
+  return { service, api };
+}
+
 function area(dataRoot = path.join(scratch, `root-${roots++}`), events = new EventBus()) {
-  return { dataRoot, events, ...createNetworks({ dataRoot, events, host }) };
+  return { dataRoot, events, ...records({ dataRoot, events, host }) };
 }
 
 function failure(fn: () => unknown): { kind: string; message: string } {
@@ -43,14 +57,14 @@ describe('the network area', () => {
     const bridge = a.api.inspect('bridge', '').network;
     assert.deepEqual(bridge.ipam.config, [{ subnet: '172.17.0.0/16', gateway: '172.17.0.1', requested: { subnet: '172.17.0.0/16', gateway: '172.17.0.1' } }]);
     assert.equal(bridge.bridgeName, 'berth0');
-    const again = createNetworks({ dataRoot: a.dataRoot, events: a.events, host });
+    const again = records({ dataRoot: a.dataRoot, events: a.events, host });
     assert.deepEqual(again.api.list(FilterArgs.empty()).map((v) => [v.network.name, v.network.id, v.network.driver]), first);
   });
 
   it("follows the daemon's bip and bridge settings for the default bridge, keeping its ID", () => {
     const a = area();
     const id = a.api.inspect('bridge', '').network.id;
-    const b = createNetworks({ dataRoot: a.dataRoot, events: a.events, host, defaultBridge: { bip: '10.99.0.1/24', bridgeName: 'br-main' } });
+    const b = records({ dataRoot: a.dataRoot, events: a.events, host, defaultBridge: { bip: '10.99.0.1/24', bridgeName: 'br-main' } });
     const bridge = b.api.inspect('bridge', '').network;
     assert.equal(bridge.id, id);
     assert.deepEqual(bridge.ipam.config[0], { subnet: '10.99.0.0/24', gateway: '10.99.0.1', requested: { subnet: '10.99.0.0/24', gateway: '10.99.0.1' } });
@@ -67,7 +81,7 @@ describe('the network area', () => {
     assert.deepEqual(saved.ipam.config, [{ subnet: '172.18.0.0/16', gateway: '172.18.0.1' }]);
     // what an interrupted write leaves is swept
     writeFileSync(path.join(a.dataRoot, 'network', 'networks', `.${id}.json.tmp-abc`), '{');
-    const b = createNetworks({ dataRoot: a.dataRoot, events: a.events, host });
+    const b = records({ dataRoot: a.dataRoot, events: a.events, host });
     assert.deepEqual(b.api.inspect('app', '').network, a.api.inspect('app', '').network);
     assert.ok(!readdirSync(path.join(a.dataRoot, 'network', 'networks')).some((n) => n.startsWith('.')));
     b.api.remove(id.slice(0, 10));
