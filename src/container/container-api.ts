@@ -15,26 +15,19 @@ import { normalizeCreate } from './config/normalize-create.js';
 import { containerControl } from './container-control.js';
 import type { ContainerEvents } from './container-events.js';
 import { pruneFilter, selectContainers } from './container-filters.js';
-import type { ContainerImages } from './container-images.js';
-import type { ContainerPaths } from './container-paths.js';
 import type { ContainerService, WaitCondition, WaitResult } from './container-service.js';
 import type { ContainerStore } from './container-store.js';
-import { containerView, type ContainerView } from './container-view.js';
+import { containerView, type ContainerView, type ContainerViewDeps } from './container-view.js';
 import { containerLogs, type LogsRequest, type LogsSession } from './logs/container-logs.js';
-import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { directorySizeBytes } from '../lib/directory-size.js';
 
-export interface ContainerApiDeps {
+export interface ContainerApiDeps extends ContainerViewDeps {
   service: ContainerService;
   store: ContainerStore;
-  images: ContainerImages;
-  rootfs: RootfsStore;
-  paths: ContainerPaths;
   events: ContainerEvents;
   archive: ContainerArchive;
   limits: CreateLimits;
   dataRoot: string;
-  execIdsOf: (id: string) => string[];
 }
 
 export function containerApi(deps: ContainerApiDeps) {

@@ -4,10 +4,10 @@
 // configuration changed, for its next start, and may even name a network not found (dockerd keeps
 // the name, for a swarm network to come).
 import { EngineError, invalidParameter, notFound } from '../errors.js';
-import type { NetworkRecord } from '../network/network-record.js';
+import { defaultToBridge, type NetworkRecord } from '../network/network-record.js';
 import { decodeEndpointSettings } from './config/create-body.js';
 import type { EndpointSettings } from './config/types.js';
-import type { ContainerNetworks } from './container-networks.js';
+import { networkIfAny, type ContainerNetworks } from './container-networks.js';
 import type { ContainerRecord } from './container-record.js';
 import type { ContainerService } from './container-service.js';
 import { networkedContainer } from './networked-container.js';
@@ -38,7 +38,7 @@ export function networkConnectApi(service: ContainerService, networks: Container
         const mode = record.hostConfig.NetworkMode ?? '';
         if (mode === 'host' || mode.startsWith('container:')) throw invalidParameter(SHARED_NAMESPACE);
         const configs = (record.networkingConfig.EndpointsConfig ??= {});
-        const network = running ? networks.network(networkRef) : findNetwork(networks, networkRef);
+        const network = running ? networks.network(networkRef) : networkIfAny(networks, networkRef);
         if (network === undefined) {
           configs[networkRef] = requested;
           return;
@@ -62,7 +62,7 @@ export function networkConnectApi(service: ContainerService, networks: Container
       await service.changeNetworks(req.Container, async (record, running) => {
         refuseRemoval(record);
         const configs = (record.networkingConfig.EndpointsConfig ??= {});
-        const network = running ? networks.network(networkRef) : findNetwork(networks, networkRef);
+        const network = running ? networks.network(networkRef) : networkIfAny(networks, networkRef);
         if (network === undefined) {
           delete configs[networkRef];
           return;
@@ -92,14 +92,6 @@ function exists(service: ContainerService, ref: string): boolean {
   }
 }
 
-function findNetwork(networks: ContainerNetworks, term: string): NetworkRecord | undefined {
-  try {
-    return networks.network(term);
-  } catch (err) {
-    if (err instanceof EngineError && err.kind === 'notFound') return undefined;
-    throw err;
-  }
-}
 
 function refuseRemoval(record: ContainerRecord): void {
   const status = record.state.status;
@@ -109,7 +101,7 @@ function refuseRemoval(record: ContainerRecord): void {
 /** The container's NetworkMode names this network (dockerd's Networks holds it from create). */
 function isNetworkMode(record: ContainerRecord, network: NetworkRecord): boolean {
   const mode = record.hostConfig.NetworkMode ?? '';
-  const named = mode === '' || mode === 'default' ? 'bridge' : mode;
+  const named = defaultToBridge(mode);
   return named === network.name || named === network.id;
 }
 

@@ -3,6 +3,7 @@
 // `--network container:<id>`. As dockerd, the networks a container names are looked up at its
 // start, not at its create.
 import type { EndpointConfig, NetworkAttachment, NetworkedContainer } from '../network/network-attachments.js';
+import { EngineError } from '../errors.js';
 import type { PortMapping } from '../network/cni-lists.js';
 import type { EndpointRecord } from '../network/endpoint-store.js';
 import type { NetworkRecord } from '../network/network-record.js';
@@ -25,4 +26,14 @@ export interface ContainerNetworks {
   endpoints(containerId: string): EndpointRecord[];
   /** The host ports the container publishes while it runs. */
   ports(containerId: string): PortMapping[];
+}
+
+/** The network a term names, or undefined when none is found (a stopped container may name one not made yet). */
+export function networkIfAny(networks: Pick<ContainerNetworks, 'network'>, term: string): NetworkRecord | undefined {
+  try {
+    return networks.network(term);
+  } catch (err) {
+    if (err instanceof EngineError && err.kind === 'notFound') return undefined;
+    throw err;
+  }
 }

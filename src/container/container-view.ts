@@ -1,5 +1,6 @@
 // A container as inspect and list show it: its record, and beside it what the record does not hold
-// (the host paths of its log and /etc files, its layers, its exec instances, with size=1 its sizes).
+// (the host paths of its log and /etc files, its layers, its exec instances, its networking, with
+// size=1 its sizes).
 import path from 'node:path';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { directorySizeBytes } from '../lib/directory-size.js';
@@ -7,6 +8,7 @@ import type { ContainerImages } from './container-images.js';
 import type { ContainerPaths } from './container-paths.js';
 import type { ContainerRecord } from './container-record.js';
 import { isActive } from './container-state.js';
+import { networkSettings, type NetworkSettingsDeps, type NetworkSettingsView } from './network-settings.js';
 import { HOSTNAME_FILE, HOSTS_FILE, RESOLV_CONF_FILE } from './spec/etc-files.js';
 
 export interface ContainerView {
@@ -20,6 +22,7 @@ export interface ContainerView {
   /** exec instances created or running in it */
   execIds: string[];
   graphDriver: { lowerDir: string; mergedDir: string; upperDir: string; workDir: string };
+  network: NetworkSettingsView;
   /** with size=1: bytes in the container's own layer, and with the image's */
   sizeRw?: number;
   sizeRootFs?: number;
@@ -31,6 +34,7 @@ export interface ContainerViewDeps {
   images: ContainerImages;
   /** the exec instances of a container that have not ended */
   execIdsOf: (id: string) => string[];
+  networks: NetworkSettingsDeps;
 }
 
 export function containerView(deps: ContainerViewDeps, record: ContainerRecord, withSize: boolean): ContainerView {
@@ -51,6 +55,7 @@ export function containerView(deps: ContainerViewDeps, record: ContainerRecord, 
       upperDir: upper,
       workDir: rootfs.workDir(record.id),
     },
+    network: networkSettings(deps.networks, record),
   };
   if (withSize) {
     view.sizeRw = directorySizeBytes(upper);

@@ -56,7 +56,7 @@ export async function createContainers(deps: ContainersDeps) {
   // what ran on while berthd was away keeps its networking; the rest of what networks hold goes
   await networks.reconcile(service.list().filter((r) => hasProcess(r.state.status)).map(networkedContainer));
 
-  const viewDeps = { paths, rootfs, images, execIdsOf: (id: string) => execs.idsOf(id) };
+  const viewDeps = { paths, rootfs, images, networks, execIdsOf: (id: string) => execs.idsOf(id) };
   const archive = new ContainerArchive({ rootfs, store, events });
   return {
     api: containerApi({ ...viewDeps, service, store, events, archive, limits: daemonCreateLimits(), dataRoot }),

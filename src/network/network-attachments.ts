@@ -17,7 +17,7 @@ import type { DnsRegistry } from './dns/dns-registry.js';
 import type { DnsServer } from './dns/dns-server.js';
 import type { EndpointRecord } from './endpoint-store.js';
 import type { NetworkFirewall } from './network-firewall.js';
-import type { NetworkRecord } from './network-record.js';
+import { defaultToBridge, type NetworkRecord } from './network-record.js';
 import type { NetworkService } from './network-service.js';
 import { portRequests, type PublishedPorts } from './published-ports.js';
 import type { UpstreamResolvers } from './upstream-resolvers.js';
@@ -251,13 +251,13 @@ export class NetworkAttachments {
 
   /** The container's networks in order: the one its NetworkMode names, then the others of EndpointsConfig. */
   private networksOf(c: NetworkedContainer): Array<{ network: NetworkRecord; settings: { ipv4?: string; ipv6?: string; aliases: string[]; links: string[] } }> {
-    const mode = c.networkMode === '' || c.networkMode === 'default' ? 'bridge' : c.networkMode;
+    const mode = defaultToBridge(c.networkMode);
     const configs = c.endpointsConfig ?? {};
     const first = this.deps.service.find(mode);
-    const names = [mode, ...Object.keys(configs).filter((n) => n !== mode && n !== first.name && n !== first.id)];
+    const names = [mode, ...Object.keys(configs).filter((n) => ![first.name, first.id].includes(defaultToBridge(n)))];
     return names.map((name, i) => {
       const network = i === 0 ? first : this.deps.service.find(name);
-      const config = configs[name] ?? configs[network.name] ?? configs[network.id] ?? null;
+      const config = configs[name] ?? configs[network.name] ?? configs[network.id] ?? (network.name === 'bridge' ? configs.default : undefined) ?? null;
       return { network, settings: endpointSettings(config, i === 0 ? (c.links ?? []) : []) };
     });
   }
@@ -286,6 +286,7 @@ function endpointSettings(config: EndpointConfig | null, legacyLinks: readonly s
     links: [...legacyLinks, ...(config?.Links ?? [])],
   };
 }
+
 
 /** A network of the user's making: its containers resolve each other by name (the default bridge's do not). */
 function isUserDefined(network: NetworkRecord): boolean {

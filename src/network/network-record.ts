@@ -44,6 +44,11 @@ export interface NetworkRecord {
   parent?: string;
 }
 
+/** NetworkMode's and EndpointsConfig's "default" (and an empty mode) name the default bridge, as dockerd's do on Linux. */
+export function defaultToBridge(name: string): string {
+  return name === '' || name === 'default' ? 'bridge' : name;
+}
+
 export function isPredefined(network: Pick<NetworkRecord, 'name'>): boolean {
   return PREDEFINED_NETWORK_NAMES.has(network.name);
 }

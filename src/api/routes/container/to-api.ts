@@ -4,6 +4,8 @@ import type { ContainerRecord, MountPoint } from '../../../container/container-r
 import { humanDuration } from '../../../lib/human-duration.js';
 import type { ContainerView } from './backend.js';
 
+type NetworkSettingsView = ContainerView['network'];
+
 function stateFlags(v: ContainerView) {
   const s = v.record.state.status;
   return {
@@ -27,10 +29,6 @@ function mountsOf(r: ContainerRecord) {
   }));
 }
 
-function networkName(r: ContainerRecord): string {
-  const mode = r.hostConfig.NetworkMode ?? 'default';
-  return mode === 'default' ? 'bridge' : mode;
-}
 
 /** The container's status line, as dockerd's State.String(). */
 export function statusText(r: ContainerRecord, nowMs = Date.now()): string {
@@ -70,13 +68,14 @@ export function toContainerSummary(v: ContainerView, withSize: boolean) {
     ImageID: r.image,
     Command: commandText(r),
     Created: Math.floor(Date.parse(r.created) / 1000),
-    Ports: [],
+    Ports: portList(v.network.ports),
     ...(withSize ? { SizeRw: v.sizeRw ?? 0, SizeRootFs: v.sizeRootFs ?? 0 } : {}),
     Labels: r.config.Labels ?? {},
     State: r.state.status,
     Status: statusText(r),
     HostConfig: { NetworkMode: r.hostConfig.NetworkMode ?? 'default' },
-    NetworkSettings: { Networks: {} },
+    // list shows no aliases, as dockerd's does
+    NetworkSettings: { Networks: Object.fromEntries(Object.entries(v.network.networks).map(([name, e]) => [name, { ...e, Aliases: null }])) },
     Mounts: mountsOf(r),
   };
 }
@@ -126,43 +125,48 @@ export function toContainerInspect(v: ContainerView, withSize: boolean) {
     ...(withSize ? { SizeRw: v.sizeRw ?? 0, SizeRootFs: v.sizeRootFs ?? 0 } : {}),
     Mounts: mountsOf(r),
     Config: r.config,
-    NetworkSettings: {
-      Bridge: '',
-      SandboxID: '',
-      HairpinMode: false,
-      LinkLocalIPv6Address: '',
-      LinkLocalIPv6PrefixLen: 0,
-      Ports: {},
-      SandboxKey: '',
-      SecondaryIPAddresses: null,
-      SecondaryIPv6Addresses: null,
-      EndpointID: '',
-      Gateway: '',
-      GlobalIPv6Address: '',
-      GlobalIPv6PrefixLen: 0,
-      IPAddress: '',
-      IPPrefixLen: 0,
-      IPv6Gateway: '',
-      MacAddress: '',
-      Networks: { [networkName(r)]: emptyEndpoint() },
-    },
+    NetworkSettings: networkSettingsOf(v.network),
   };
 }
 
-function emptyEndpoint() {
+interface PortSummary {
+  IP?: string;
+  PrivatePort: number;
+  PublicPort?: number;
+  Type: string;
+}
+
+/** ContainerSummary's Ports: each binding, and each exposed port published nowhere (without IP and PublicPort). */
+function portList(ports: NetworkSettingsView['ports']): PortSummary[] {
+  const out = Object.entries(ports).flatMap(([key, bindings]): PortSummary[] => {
+    const [port, type = 'tcp'] = key.split('/');
+    if (bindings === null) return [{ PrivatePort: Number(port), Type: type }];
+    return bindings.map((b) => ({ IP: b.HostIp, PrivatePort: Number(port), PublicPort: Number(b.HostPort), Type: type }));
+  });
+  return out.sort((a, b) => a.PrivatePort - b.PrivatePort || a.Type.localeCompare(b.Type) || (a.PublicPort ?? 0) - (b.PublicPort ?? 0));
+}
+
+/** API 1.41's NetworkSettings: the default bridge's endpoint is repeated at the top level. */
+function networkSettingsOf(n: NetworkSettingsView) {
+  const top = n.defaultBridge;
   return {
-    IPAMConfig: null,
-    Links: null,
-    Aliases: null,
-    NetworkID: '',
-    EndpointID: '',
-    Gateway: '',
-    IPAddress: '',
-    IPPrefixLen: 0,
-    IPv6Gateway: '',
-    GlobalIPv6Address: '',
-    GlobalIPv6PrefixLen: 0,
-    MacAddress: '',
-    DriverOpts: null,
+    Bridge: '',
+    SandboxID: n.sandboxId,
+    HairpinMode: false,
+    LinkLocalIPv6Address: '',
+    LinkLocalIPv6PrefixLen: 0,
+    Ports: n.ports,
+    SandboxKey: n.sandboxKey,
+    SecondaryIPAddresses: null,
+    SecondaryIPv6Addresses: null,
+    EndpointID: top?.EndpointID ?? '',
+    Gateway: top?.Gateway ?? '',
+    GlobalIPv6Address: top?.GlobalIPv6Address ?? '',
+    GlobalIPv6PrefixLen: top?.GlobalIPv6PrefixLen ?? 0,
+    IPAddress: top?.IPAddress ?? '',
+    IPPrefixLen: top?.IPPrefixLen ?? 0,
+    IPv6Gateway: top?.IPv6Gateway ?? '',
+    MacAddress: top?.MacAddress ?? '',
+    Networks: n.networks,
   };
 }
