@@ -2,7 +2,6 @@
 // the body once and makes the container through the service's typed entry point; inspect and
 // list show views; the streams (attach, logs, stats, archives) come back as sessions, checked.
 import type { Writable } from 'node:stream';
-import { EngineError } from '../errors.js';
 import type { FilterArgs } from '../lib/filters.js';
 import type { StreamSession } from '../lib/stream-session.js';
 import type { ContainerArchive, ExtractRequest } from './archive/container-archive.js';
@@ -10,6 +9,7 @@ import { attachContainer, type AttachRequest, type AttachSession } from './attac
 import { validateContainerName } from './config/container-name.js';
 import type { CreateBehaviours } from './config/create-behaviours.js';
 import { decodeCreateBody } from './config/create-body.js';
+import { removeLink } from './container-links.js';
 import type { CreateLimits } from './config/create-limits.js';
 import { normalizeCreate } from './config/normalize-create.js';
 import { containerControl } from './container-control.js';
@@ -73,10 +73,12 @@ export function containerApi(deps: ContainerApiDeps) {
     wait: (ref: string, condition: WaitCondition): Promise<WaitResult> => service.wait(ref, condition),
     rename: (ref: string, name: string) => service.rename(ref, validateContainerName(name)),
     async remove(ref: string, opts: { force: boolean; removeVolumes: boolean; removeLink: boolean }): Promise<void> {
-      const record = service.get(ref);
-      // berth has no links yet: a name is always a container's own, whose link dockerd won't remove
-      if (opts.removeLink) throw new EngineError('system', 'Conflict, cannot remove the default link name of the container');
-      await service.remove(record.id, opts);
+      if (opts.removeLink) {
+        const { parent, links } = removeLink((r) => deps.store.find(r), ref);
+        await service.setLinks(parent.id, links);
+        return;
+      }
+      await service.remove(service.get(ref).id, opts);
     },
     prune(filters: FilterArgs): Promise<{ ids: string[]; reclaimedBytes: number }> {
       return service.prune(pruneFilter(filters), (r) => directorySizeBytes(deps.rootfs.upperDir(r.id)));

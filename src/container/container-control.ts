@@ -6,6 +6,7 @@ import type { ItemSink, StreamSession } from '../lib/stream-session.js';
 import type { CreateLimits } from './config/create-limits.js';
 import type { ContainerEvents } from './container-events.js';
 import type { ContainerService } from './container-service.js';
+import type { ContainerRecord } from './container-record.js';
 import { hasProcess, notRunningError, restartingError } from './container-state.js';
 import type { ContainerStore } from './container-store.js';
 import { containerCgroupsPath } from './spec/build-spec.js';
@@ -67,7 +68,7 @@ export function containerControl(deps: ContainerControlDeps) {
       const source = {
         sample() {
           const cgroupsPath = runningCgroup(id);
-          return cgroupsPath === undefined ? undefined : sampleCgroup(cgroupsPath);
+          return cgroupsPath === undefined ? undefined : sampleCgroup(cgroupsPath, ownNetworkPid(store.byId(id)));
         },
         exists: () => store.byId(id) !== undefined,
       };
@@ -89,4 +90,11 @@ export function containerControl(deps: ContainerControlDeps) {
       return { warnings };
     },
   };
+}
+
+/** The container's process, when it runs in a network namespace of its own (not the host's, nor another's). */
+function ownNetworkPid(record: ContainerRecord | undefined): number | undefined {
+  const mode = record?.hostConfig.NetworkMode ?? '';
+  if (record === undefined || mode === 'host' || mode.startsWith('container:') || record.state.pid <= 0) return undefined;
+  return record.state.pid;
 }

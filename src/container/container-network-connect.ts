@@ -31,8 +31,9 @@ const SHORT_ID_LENGTH = 12;
 export function networkConnectApi(service: ContainerService, networks: ContainerNetworks) {
   return {
     async connect(networkRef: string, req: NetworkConnectRequest): Promise<void> {
-      service.get(req.Container);
+      // the whole body is decoded first (400), then the container looked for (404), as dockerd's JSON decode comes first
       const requested = decodeEndpointSettings(req.EndpointConfig) ?? {};
+      service.get(req.Container);
       await service.changeNetworks(req.Container, async (record, running) => {
         refuseRemoval(record);
         const mode = record.hostConfig.NetworkMode ?? '';

@@ -37,3 +37,9 @@ export function networkIfAny(networks: Pick<ContainerNetworks, 'network'>, term:
     throw err;
   }
 }
+
+/** The container's IPv4 address on the default bridge while it runs there. */
+export function defaultBridgeAddress(networks: Pick<ContainerNetworks, 'endpoints' | 'network'>, containerId: string): string | undefined {
+  const bridge = networks.network('bridge');
+  return networks.endpoints(containerId).find((e) => e.networkId === bridge.id)?.ipv4Address?.split('/')[0];
+}

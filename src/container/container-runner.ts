@@ -18,6 +18,7 @@ import { buildContainerSpec } from './spec/build-spec.js';
 import type { ContainerLookup } from './spec/namespaces.js';
 import type { ContainerNetworks } from './container-networks.js';
 import type { NetworkAttachment } from '../network/network-attachments.js';
+import type { LinkedContainer } from './container-links.js';
 import { networkedContainer } from './networked-container.js';
 import { isMountPoint, unmountShm } from './spec/shm.js';
 import type { ContainerRecord } from './container-record.js';
@@ -36,6 +37,8 @@ export interface ContainerRunnerOptions {
   log: Logger;
   /** other containers, for container:<id> network, IPC and PID modes */
   lookup: ContainerLookup;
+  /** the legacy links' children of a container about to start (container-links.ts) */
+  links: (record: ContainerRecord) => LinkedContainer[];
   networks: ContainerNetworks;
 }
 
@@ -60,6 +63,7 @@ export class ContainerRunner {
     let created = false;
     try {
       // the root filesystem and the network are made side by side; a failure of either undoes both
+      const links = this.opts.links(record);
       const [mounted, wired] = await Promise.allSettled([rootfs.mount(id), this.attachNetwork(record)]);
       if (mounted.status === 'rejected') throw mounted.reason;
       if (wired.status === 'rejected') throw wired.reason;
@@ -74,6 +78,7 @@ export class ContainerRunner {
         shmDir: paths.shmDir(id),
         mountPoints: record.mountPoints,
         network: wired.value,
+        links,
         lookup: this.opts.lookup,
       });
       rmSync(bundle, { recursive: true, force: true });

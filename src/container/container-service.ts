@@ -15,6 +15,7 @@ import { ContainerCommandError } from '../runtime/runtime-errors.js';
 import type { ContainerConfig, HostConfig, NetworkingConfig } from './config/types.js';
 import type { ParsedMount } from './config/validate-mounts.js';
 import type { ContainerEvents } from './container-events.js';
+import { registerLinks } from './container-links.js';
 import type { ContainerRunner, LostRun } from './container-runner.js';
 import { NoSuchContainerError, type ContainerStore } from './container-store.js';
 import { canMove, initialState, ZERO_TIME, type BareEnv, type ContainerRecord, type ContainerStatus } from './container-record.js';
@@ -141,6 +142,7 @@ export class ContainerService {
       if (config.Hostname === undefined || config.Hostname === '') config.Hostname = spec.hostConfig.NetworkMode === 'host' ? hostname() : id.slice(0, 12);
       const command = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
       if (command.length === 0) throw invalidParameter('No command specified');
+      const links = registerLinks((ref) => this.store.find(ref), spec.hostConfig, name);
       await this.opts.rootfs.create(id, spec.image.topLayer, spec.image.layerDirs);
       rootfsMade = true;
       const mountPoints = await resolveMountPoints({
@@ -159,7 +161,7 @@ export class ContainerService {
         args: command.slice(1),
         image: spec.image.id,
         config,
-        hostConfig: structuredClone(spec.hostConfig),
+        hostConfig: { ...structuredClone(spec.hostConfig), Links: links },
         networkingConfig: structuredClone(spec.networkingConfig),
         mountPoints,
         bareEnv: spec.bareEnv,
@@ -338,6 +340,15 @@ export class ContainerService {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
       await change(record, hasProcess(record.state.status));
+      this.store.save(record);
+    });
+  }
+
+  /** Replaces the container's legacy links (`docker rm --link` takes one out). */
+  async setLinks(ref: string, links: string[]): Promise<void> {
+    const record = this.get(ref);
+    await this.serial(record.id, async () => {
+      record.hostConfig.Links = links.length > 0 ? links : null;
       this.store.save(record);
     });
   }

@@ -24,9 +24,11 @@ import { ExecService } from './exec/exec-service.js';
 import { joinableContainers } from './joinable-containers.js';
 import { RunSignals } from './run-signals.js';
 import { LocalVolumes } from './spec/local-volumes.js';
-import type { ContainerNetworks } from './container-networks.js';
+import { defaultBridgeAddress, type ContainerNetworks } from './container-networks.js';
 import { hasProcess } from './container-state.js';
+import { linkedContainers } from './container-links.js';
 import { networkConnectApi } from './container-network-connect.js';
+import type { ContainerRecord } from './container-record.js';
 import { networkedContainer } from './networked-container.js';
 
 export interface ContainersDeps {
@@ -47,7 +49,8 @@ export async function createContainers(deps: ContainersDeps) {
   const events = new ContainerEvents(deps.events, store);
   const runs = new RunSignals();
   const { networks } = deps;
-  const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks });
+  const links = (record: ContainerRecord) => linkedContainers({ find: (ref) => store.find(ref), defaultBridgeAddress: (id) => defaultBridgeAddress(networks, id) }, record);
+  const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks, links });
   const processes = new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir });
   const execs = new ExecService({ store, runs, events, runner, rootfs, processes, log });
   const volumes = new LocalVolumes(path.join(dataRoot, 'volumes'));

@@ -41,7 +41,7 @@ export async function createNetworks(deps: NetworksDeps) {
   });
 
   const netnsDir = path.join(deps.execRoot, 'netns');
-  await prepareNetnsDir(netnsDir);
+  const netnsFolder = await prepareNetnsDir(netnsDir);
   const registry = new DnsRegistry();
   const upstreams = new UpstreamResolvers(settings.dns);
   const attachments = new NetworkAttachments({
@@ -73,5 +73,9 @@ export async function createNetworks(deps: NetworksDeps) {
     network: (id: string) => service.find(id),
     ports: (containerId: string) => attachments.portsOf(containerId),
   };
-  return { api, service, containers, shutdown: () => attachments.shutdown() };
+  const shutdown = async () => {
+    await attachments.shutdown();
+    await netnsFolder.release();
+  };
+  return { api, service, containers, shutdown };
 }

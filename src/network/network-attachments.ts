@@ -53,6 +53,8 @@ export interface NetworkAttachment {
   /** the embedded DNS server's address, for a container on a user-defined network */
   resolver?: string;
   ports: PortMapping[];
+  /** the default bridge's gateway: what ExtraHosts' host-gateway names */
+  hostGateway?: string;
 }
 
 /** What DEL needs of an ADD, kept on the endpoint's record, with the ports it published (held again after a restart). */
@@ -110,7 +112,7 @@ export class NetworkAttachments {
     const networks = this.networksOf(c);
     if (networks[0]?.network.driver === 'host') {
       this.deps.service.allocateEndpoint(networks[0].network, { id: c.id, name: c.name }, { aliases: [], links: [] });
-      return { ports: [] };
+      return { ports: [], hostGateway: this.hostGateway() };
     }
     const netnsPath = this.netnsPath(c.id);
     try {
@@ -137,7 +139,7 @@ export class NetworkAttachments {
       const addresses = this.addressesOf(c.id);
       if (c.dns?.length) this.deps.dns.upstreams.set(addresses, c.dns);
       else if (!routed) this.deps.dns.upstreams.set(addresses, []);
-      return { netnsPath, address, resolver, ports };
+      return { netnsPath, address, resolver, ports, hostGateway: this.hostGateway() };
     } catch (err) {
       await this.detach(c.id).catch((e: unknown) => this.deps.log.warn({ err: e, id: c.id }, 'undoing a failed network attachment'));
       throw err;
@@ -213,6 +215,10 @@ export class NetworkAttachments {
     if (plumbing !== undefined) await this.deps.cni.del(plumbing.list, { containerId, netns: this.netnsPath(containerId), ifName: endpoint.ifName }, plumbing.result);
     this.deps.service.releaseEndpoint(endpoint.id);
     this.publish('disconnect', network, containerId);
+  }
+
+  private hostGateway(): string | undefined {
+    return this.deps.service.find('bridge').ipam.config.find((p) => p.gateway !== undefined && !p.subnet.includes(':'))?.gateway;
   }
 
   /** The container's addresses on its networks: how the DNS server knows it. */

@@ -64,7 +64,8 @@ export class Iptables {
 
   /** Deletes `rule` from `chain`, every copy of it; none, or no such chain, is no error. */
   async deleteRule(table: IptablesTable, chain: string, rule: readonly string[]): Promise<void> {
-    if (!this.enabled) return;
+    // iptables-nft fails -D on a missing chain with status 2, as it fails bad arguments
+    if (!this.enabled || !(await this.chainExists(table, chain))) return;
     for (;;) {
       // -D exits 1 when there is no such rule (or chain) left
       if ((await this.run(table, ['-D', chain, ...rule], [1])).exitCode !== 0) return;

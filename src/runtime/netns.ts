@@ -17,10 +17,16 @@ const NETNS_TIMEOUT_MS = 10_000;
  * later on, so an unmount here frees a namespace that a copy would otherwise keep alive. Once,
  * before the first createNetns in it (daemon start).
  */
-export async function prepareNetnsDir(dir: string): Promise<void> {
+export async function prepareNetnsDir(dir: string): Promise<{ release(): Promise<void> }> {
   await mkdir(dir, { recursive: true, mode: 0o755 });
-  const args = (await isMountPoint(dir)) ? ['--make-shared', dir] : ['--bind', '--make-shared', dir, dir];
-  await runCommand('mount', args, { timeoutMs: NETNS_TIMEOUT_MS });
+  const bound = !(await isMountPoint(dir));
+  await runCommand('mount', bound ? ['--bind', '--make-shared', dir, dir] : ['--make-shared', dir], { timeoutMs: NETNS_TIMEOUT_MS });
+  return {
+    /** Unbinds the folder when this bound it and no namespace is left in it (berthd's stop): a stopped berthd leaves no mount of its own. */
+    async release() {
+      if (bound && (await listNetns(dir)).length === 0) await runCommand('umount', [dir], { timeoutMs: NETNS_TIMEOUT_MS });
+    },
+  };
 }
 
 /** A new network namespace bound to `file`, which must not exist yet, with its loopback up. */

@@ -1,12 +1,13 @@
 // Starts a real berthd on a temporary socket and data root, and cleans up after it, also when a
 // test fails: each instance is stopped by its test's `after`, and any left at exit are killed.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request, type RawResponse, type RequestOptions } from './http.js';
 import { dockerCli, type CliResult } from './docker-cli.js';
+import { mountsUnder } from './leftovers.js';
 import { createTestNetns } from './netns.js';
 
 export const BERTHD = fileURLToPath(new URL('../../../bin/berthd', import.meta.url));
@@ -37,7 +38,11 @@ const live = new Set<ChildProcess>();
 const dirs = new Set<string>();
 function cleanUp(): void {
   for (const p of live) p.kill('SIGKILL');
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const d of dirs) {
+    // a berthd killed with its namespaces' folder still bound leaves that mount (and what is in it)
+    for (const mount of mountsUnder(d).reverse()) spawnSync('umount', ['--lazy', mount]);
+    rmSync(d, { recursive: true, force: true });
+  }
 }
 process.on('exit', cleanUp);
 // a test file the runner stops (a timeout, Ctrl-C) dies by a signal, which skips 'exit' handlers

@@ -10,6 +10,7 @@ import { ociSpec, type OciMount, type OciSpec } from '../../runtime/oci-spec.js'
 import { INIT_BINARY } from '../../runtime/tool-path.js';
 import type { NetworkAttachment } from '../../network/network-attachments.js';
 import type { ContainerConfig, HostConfig } from '../config/types.js';
+import { linkEnv, linkHosts, type LinkedContainer } from '../container-links.js';
 import type { BareEnv } from '../container-record.js';
 import { containerCapabilities } from './capabilities.js';
 import { containerDevices } from './devices.js';
@@ -53,6 +54,8 @@ export interface BuildSpecInput {
   lookup: ContainerLookup;
   /** the run's networking (its namespace, address and resolver); none: a namespace of loopback alone, or the host's or another's */
   network?: NetworkAttachment;
+  /** legacy links' children, running (container-links.ts) */
+  links?: readonly LinkedContainer[];
   /** the host binary bind-mounted as /sbin/docker-init for HostConfig.Init; catatonit by default */
   initBinary?: string;
   /** the parent of cgroupsPath without HostConfig.CgroupParent; /berth by default */
@@ -127,7 +130,7 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
 
   return ociSpec({
     args,
-    env: daemonEnvironment(config, input.bareEnv),
+    env: daemonEnvironment(config, input.bareEnv, linkEnv(input.links ?? [])),
     cwd,
     user: { uid: user.uid, gid: user.gid, additionalGids: user.additionalGids },
     terminal: tty,
@@ -178,7 +181,7 @@ function etcFileMounts(input: BuildSpecInput, readonlyRootfs: boolean): OciMount
       networkMode: net,
       ipAddress: input.network?.address,
       resolver: input.network?.resolver,
-      extraHosts: hc.ExtraHosts,
+      extraHosts: [...(hc.ExtraHosts ?? []).map((h) => withHostGateway(h, input.network?.hostGateway)), ...linkHosts(input.links ?? [])],
       dns: hc.Dns,
       dnsSearch: hc.DnsSearch,
       dnsOptions: hc.DnsOptions,
@@ -187,6 +190,12 @@ function etcFileMounts(input: BuildSpecInput, readonlyRootfs: boolean): OciMount
     },
     { readonlyRootfs },
   );
+}
+
+/** ExtraHosts' `name:host-gateway` names the default bridge's gateway, as dockerd's host-gateway-ip defaults to. */
+function withHostGateway(extraHost: string, gateway: string | undefined): string {
+  const at = extraHost.indexOf(':');
+  return extraHost.slice(at + 1) === 'host-gateway' && gateway !== undefined ? `${extraHost.slice(0, at)}:${gateway}` : extraHost;
 }
 
 function tmpfsMount(destination: string, data: string): OciMount {
@@ -213,12 +222,13 @@ export function workingDirectory(rootfs: string, workingDir: string | undefined)
 }
 
 /**
- * PATH, HOSTNAME and TERM (with a terminal) under Config.Env, as dockerd's CreateDaemonEnvironment;
+ * PATH, HOSTNAME, TERM (with a terminal) and the links' variables under Config.Env, as dockerd's CreateDaemonEnvironment;
  * an entry without "=" unsets its variable, or sets it empty for a container made before API 1.40.
  */
-export function daemonEnvironment(config: ContainerConfig, bareEnv: BareEnv = 'unset'): string[] {
+export function daemonEnvironment(config: ContainerConfig, bareEnv: BareEnv = 'unset', linked: readonly string[] = []): string[] {
   const env = [DEFAULT_PATH_ENV, `HOSTNAME=${config.Hostname ?? ''}`];
   if (config.Tty) env.push('TERM=xterm');
+  env.push(...linked);
   const given = config.Env ?? [];
   return replaceOrAppendEnv(env, bareEnv === 'empty' ? given.map((e) => (e.includes('=') ? e : `${e}=`)) : given);
 }

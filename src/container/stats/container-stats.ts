@@ -3,7 +3,7 @@
 // a second apart and only the second sent, or with one-shot a single sample and no "pre". A
 // container that is not running gives empty frames (a stream goes on sending them, and picks up
 // again if the container starts); a stream ends when the container is removed.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { nowNanos } from '../../lib/timestamp.js';
 import { containerCgroup } from './container-cgroup.js';
@@ -11,6 +11,7 @@ import type { CgroupSample } from './cgroup-sample.js';
 import { readCgroupV1Sample } from './cgroup-v1-sample.js';
 import { readCgroupV2Sample } from './cgroup-v2-sample.js';
 import { machineMemoryBytes, readHostCpu, type HostCpu } from './host-counters.js';
+import { parseNetDev, type NetworkCounters } from './network-counters.js';
 
 /** dockerd's collector interval. */
 export const STATS_INTERVAL_MS = 1000;
@@ -19,6 +20,8 @@ export interface StatsSample {
   readNs: bigint;
   cgroup: CgroupSample;
   host: HostCpu;
+  /** for a container with a network namespace of its own: its interfaces */
+  networks?: Record<string, NetworkCounters>;
 }
 
 /** What one line of the answer shows: this sample (none when not running) and the one before. */
@@ -33,8 +36,11 @@ export interface StatsOptions {
   signal: AbortSignal;
 }
 
-/** Reads the container's cgroup now; undefined when it is gone (the run ended). */
-export function sampleCgroup(cgroupsPath: string): StatsSample | undefined {
+/**
+ * Reads the container's cgroup now, and with `netPid` (a process in its own network namespace) its
+ * interfaces; undefined when it is gone (the run ended).
+ */
+export function sampleCgroup(cgroupsPath: string, netPid?: number): StatsSample | undefined {
   const cg = containerCgroup(cgroupsPath);
   if (!existsSync(cg.dir('memory'))) return undefined;
   const readNs = nowNanos();
@@ -51,7 +57,16 @@ export function sampleCgroup(cgroupsPath: string): StatsSample | undefined {
   // a limit that is not set reads as a huge number: the machine's memory is the real bound
   const machine = machineMemoryBytes();
   if (machine > 0n && cgroup.memory.limit > machine) cgroup.memory.limit = machine;
-  return { readNs, cgroup, host };
+  return { readNs, cgroup, host, ...(netPid !== undefined && { networks: readNetworks(netPid) }) };
+}
+
+function readNetworks(pid: number): Record<string, NetworkCounters> | undefined {
+  try {
+    return parseNetDev(readFileSync(`/proc/${pid}/net/dev`, 'utf8'));
+  } catch {
+    // the process ended between the cgroup and this
+    return undefined;
+  }
 }
 
 export interface StatsSource {

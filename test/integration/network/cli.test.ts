@@ -1,5 +1,6 @@
 // docker network create, ls, inspect, rm and prune against a real berthd, with the outputs the
-// reference engine (dockerd 20.10) gives for the same commands. Records only: no bridge is made.
+// reference engine (dockerd 20.10) gives for the same commands. Records only: no bridge is made
+// (berthd runs in a namespace of its own all the same).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Berthd } from '../../helpers/berthd.js';
@@ -21,7 +22,8 @@ interface WireNetwork {
 describe('docker network', () => {
   let d: Berthd;
   before(async () => {
-    d = await Berthd.start();
+    // removing a network undoes its plumbing, which is the namespace's business
+    d = await Berthd.start({ netns: 'own' });
   });
   after(async () => {
     await d.stop();

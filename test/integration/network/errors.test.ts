@@ -9,7 +9,8 @@ const SWARM_ONLY = 'This node is not a swarm manager. Use "docker swarm init" or
 describe('Network API errors', () => {
   let d: Berthd;
   before(async () => {
-    d = await Berthd.start();
+    // removing a network undoes its plumbing, which is the namespace's business
+    d = await Berthd.start({ netns: 'own' });
   });
   after(async () => {
     await d.stop();
@@ -82,6 +83,9 @@ describe('Network API errors', () => {
     await expect('POST', '/networks/bridge/connect', { container: 'x', EndpointConfig: 5 }, 400, 'json: cannot unmarshal number into Go struct field NetworkConnect.EndpointConfig of type network.EndpointSettings');
     await expect('POST', '/networks/bridge/disconnect', [], 400, 'json: cannot unmarshal array into Go value of type types.NetworkDisconnect');
     await expect('POST', '/networks/bridge/disconnect', { Container: 'x', Force: 'y' }, 400, 'json: cannot unmarshal string into Go struct field NetworkDisconnect.Force of type bool');
-    await expect('POST', '/networks/bridge/connect', { Container: 'x' }, 501, 'connecting containers to networks is not implemented yet');
+    await expect('POST', '/networks/bridge/connect', { Container: 'x' }, 404, 'No such container: x');
+    await expect('POST', '/networks/bridge/disconnect', { Container: 'x' }, 404, 'No such container: x');
+    // a forced disconnect looks for a stale endpoint of that name
+    await expect('POST', '/networks/bridge/disconnect', { Container: 'x', Force: true }, 404, 'endpoint x not found');
   });
 });

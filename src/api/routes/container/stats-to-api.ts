@@ -1,6 +1,6 @@
 // A stats frame in dockerd 20.10's wire shape (types.StatsJSON), field for field and in its order,
-// with Go's omitempty: a stopped container's frame has zero times and empty parts. `networks` is
-// left out: berth has no container networking yet.
+// with Go's omitempty: a stopped container's frame has zero times and empty parts, and `networks`
+// is there only for a container with interfaces of its own.
 import type { StatsFrame, StatsSample } from '../../../container/stats/container-stats.js';
 import type { BlkioKey } from '../../../container/stats/cgroup-sample.js';
 import { formatRfc3339Nano } from '../../../lib/timestamp.js';
@@ -38,6 +38,7 @@ export function encodeStatsJson(frame: StatsFrame, container: { name: string; id
     memory_stats: s ? memoryStats(s) : {},
     name: container.name,
     id: container.id,
+    ...(s?.networks && Object.keys(s.networks).length > 0 ? { networks: networkStats(s.networks) } : {}),
   });
 }
 
@@ -59,6 +60,15 @@ function cpuStats(s: StatsSample | undefined) {
       throttled_time: cpu?.throttling.throttledTimeNs ?? 0n,
     },
   };
+}
+
+function networkStats(networks: NonNullable<StatsSample['networks']>) {
+  return Object.fromEntries(
+    Object.entries(networks).map(([name, n]) => [
+      name,
+      { rx_bytes: n.rxBytes, rx_packets: n.rxPackets, rx_errors: n.rxErrors, rx_dropped: n.rxDropped, tx_bytes: n.txBytes, tx_packets: n.txPackets, tx_errors: n.txErrors, tx_dropped: n.txDropped },
+    ]),
+  );
 }
 
 function memoryStats(s: StatsSample) {
