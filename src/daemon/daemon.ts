@@ -48,7 +48,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     undo.push(() => networks.shutdown());
     const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers });
     undo.push(() => containers.shutdown());
-    const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory } });
+    const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory }, networkDrivers: networks.drivers });
 
     api = createApiServer(
       {

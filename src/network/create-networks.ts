@@ -15,6 +15,7 @@ import { DnsRegistry } from './dns/dns-registry.js';
 import { DnsServer } from './dns/dns-server.js';
 import type { HostNetwork } from './host-network.js';
 import { NetworkAttachments } from './network-attachments.js';
+import { LOCAL_DRIVERS } from './network-create.js';
 import { NetworkFirewall } from './network-firewall.js';
 import { openNetworkRecords } from './network-records.js';
 import { PublishedPorts } from './published-ports.js';
@@ -77,5 +78,5 @@ export async function createNetworks(deps: NetworksDeps) {
     await attachments.shutdown();
     await netnsFolder.release();
   };
-  return { api, service, containers, shutdown };
+  return { api, service, containers, drivers: LOCAL_DRIVERS, shutdown };
 }

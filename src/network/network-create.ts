@@ -21,7 +21,8 @@ export interface CreateContext {
 
 const SWARM_ONLY =
   'This node is not a swarm manager. Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.';
-const LOCAL_DRIVERS: readonly string[] = ['bridge', 'macvlan', 'ipvlan', 'host', 'null'];
+/** The drivers of local networks berth plumbs, as /info lists them. */
+export const LOCAL_DRIVERS: readonly string[] = ['bridge', 'host', 'ipvlan', 'macvlan', 'null'];
 
 export function buildNetwork(req: NetworkCreateRequest, ctx: CreateContext): { record: NetworkRecord; warning: string } {
   if (isPredefined(req)) throw new EngineError('forbidden', `operation is not permitted on predefined ${req.name} network `);

@@ -5,7 +5,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { loadEngineId } from './engine-id.js';
 import { SystemService, type ContainerInventory, type ImageInventory } from './system-service.js';
 
-export function createSystem(deps: { config: DaemonConfig; events: EventBus; inventories: { images: ImageInventory; containers: ContainerInventory } }) {
+export function createSystem(deps: { config: DaemonConfig; events: EventBus; inventories: { images: ImageInventory; containers: ContainerInventory }; networkDrivers: readonly string[] }) {
   const { config } = deps;
   const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
   const service = new SystemService({
@@ -14,6 +14,7 @@ export function createSystem(deps: { config: DaemonConfig; events: EventBus; inv
     events: deps.events,
     settings: { debug: config.debug, labels: config.labels },
     inventories: deps.inventories,
+    networkDrivers: deps.networkDrivers,
     startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
   });
   return {

@@ -68,6 +68,7 @@ export interface InfoFacts {
   openFiles: number;
   systemTime: string;
   loggingDriver: string;
+  networkDrivers: readonly string[];
   eventListeners: number;
   dataRoot: string;
   proxies: { http: string; https: string; no: string };
@@ -85,6 +86,8 @@ export interface SystemServiceOptions {
   events: EventBus;
   settings: ReportedSettings;
   inventories: { images: ImageInventory; containers: ContainerInventory };
+  /** the network drivers /info lists among its plugins */
+  networkDrivers: readonly string[];
   /** Warnings about how the daemon was started, such as plain TCP. */
   startupWarnings: string[];
   env?: NodeJS.ProcessEnv;
@@ -145,6 +148,7 @@ export class SystemService {
       openFiles: openFileDescriptors(),
       systemTime: formatRfc3339Nano(nowNanos()),
       loggingDriver: 'json-file',
+      networkDrivers: this.opts.networkDrivers,
       eventListeners: this.opts.events.subscriberCount,
       dataRoot: this.opts.dataRoot,
       proxies: {

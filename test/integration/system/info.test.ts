@@ -49,7 +49,7 @@ for (const prefix of VERSION_PREFIXES) {
       // what is true of berth: containers outlive the daemon, catatonit is the init, only what works is listed
       assert.equal(i.LiveRestoreEnabled, true);
       assert.equal(i.InitBinary, 'catatonit');
-      assert.deepEqual(i.Plugins, { Volume: ['local'], Network: ['host', 'null'], Authorization: null, Log: ['json-file'] });
+      assert.deepEqual(i.Plugins, { Volume: ['local'], Network: ['bridge', 'host', 'ipvlan', 'macvlan', 'null'], Authorization: null, Log: ['json-file'] });
       assert.deepEqual(i.Labels, ['rack=r1', 'zone=a']);
       assert.equal(i.Debug, false);
       assert.equal(i.Containers, 0);

@@ -51,8 +51,7 @@ export function toSystemInfo(f: InfoFacts): SystemInfo {
     Images: f.images,
     Driver: 'overlay2',
     DriverStatus: [['Backing Filesystem', f.backingFilesystem]],
-    // what works today: bridge networks come with their issue
-    Plugins: { Volume: ['local'], Network: ['host', 'null'], Authorization: null, Log: [f.loggingDriver] },
+    Plugins: { Volume: ['local'], Network: [...f.networkDrivers], Authorization: null, Log: [f.loggingDriver] },
     MemoryLimit: c.memoryLimit,
     SwapLimit: c.swapLimit,
     KernelMemory: c.kernelMemory,
