@@ -18,6 +18,8 @@ export interface DriverInput {
 export interface DriverResult {
   bridgeName?: string;
   parent?: string;
+  /** a parent link the plumbing makes (and removes with the network): a dummy one, or the VLAN named */
+  madeParent?: 'dummy' | 'vlan';
 }
 
 /** The bridge name berth's predefined network plumbs (dockerd's docker0). */
@@ -32,7 +34,7 @@ export function checkDriverConfig(input: DriverInput, others: readonly NetworkRe
       return { bridgeName: checkBridge(input, others) };
     case 'macvlan':
     case 'ipvlan':
-      return { parent: checkParent(input, others, links) };
+      return checkParent(input, others, links);
     default:
       // host and null: one network each, the predefined one (libnetwork's host and null drivers)
       throw new EngineError('forbidden', `only one instance of "${input.driver}" network is allowed`);
@@ -101,7 +103,7 @@ function overlapsFirst(a: IpNet[], b: IpNet[]): boolean {
 const macvlanModes = ['', 'bridge', 'private', 'passthru', 'vepa'];
 const ipvlanModes = ['', 'l2', 'l3'];
 
-function checkParent(input: DriverInput, others: readonly NetworkRecord[], links: () => string[]): string {
+function checkParent(input: DriverInput, others: readonly NetworkRecord[], links: () => string[]): DriverResult {
   const { driver, options } = input;
   const mode = options[`${driver}_mode`] ?? '';
   if (driver === 'macvlan' && !macvlanModes.includes(mode)) {
@@ -119,8 +121,10 @@ function checkParent(input: DriverInput, others: readonly NetworkRecord[], links
       throw system(`network ${dummyName(driver, other.id)} is already using parent interface ${parent}`);
     }
   }
-  if (asked !== '' && !links().includes(asked)) checkVlanParent(asked, links);
-  return parent;
+  if (asked === '') return { parent, madeParent: 'dummy' };
+  if (links().includes(asked)) return { parent };
+  checkVlanParent(asked, links);
+  return { parent, madeParent: 'vlan' };
 }
 
 /** A parent the host lacks must name a VLAN of one it has (eth0.10), which the plumbing makes. */

@@ -11,7 +11,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { Cni } from '../runtime/cni.js';
 import type { CniNetworkConfigList, CniResult } from '../runtime/cni-config.js';
 import type { FilterArgs } from '../lib/filters.js';
-import { createNetns, deleteLink, listNetns, removeNetns } from '../runtime/netns.js';
+import { createNetns, deleteLink, ensureParentLink, listNetns, removeNetns } from '../runtime/netns.js';
 import { endpointConfList, type PortMapping } from './cni-lists.js';
 import type { DnsRegistry } from './dns/dns-registry.js';
 import type { DnsServer } from './dns/dns-server.js';
@@ -228,6 +228,7 @@ export class NetworkAttachments {
 
   private async plumb(network: NetworkRecord, endpoint: EndpointRecord, containerId: string, netnsPath: string, opts: { ports: PortMapping[]; defaultRoute: boolean }): Promise<void> {
     if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
+    if (network.madeParent !== undefined && network.parent !== undefined) await ensureParentLink(network.parent, network.madeParent);
     const list = endpointConfList(network, endpoint, opts);
     const result = await this.deps.cni.add(list, { containerId, netns: netnsPath, ifName: endpoint.ifName, capabilityArgs: opts.ports.length > 0 ? { portMappings: opts.ports } : {} });
     this.deps.service.setPlumbing(endpoint.id, { list, result, ports: opts.ports } satisfies Plumbing);
@@ -273,6 +274,7 @@ export class NetworkAttachments {
     for (const pool of network.ipam.config) {
       if (pool.gateway !== undefined && this.resolvers.delete(pool.gateway)) await this.deps.dns.server.close(pool.gateway);
     }
+    if (network.madeParent !== undefined && network.parent !== undefined) await deleteLink(network.parent);
     if (network.driver !== 'bridge' || network.bridgeName === undefined) return;
     await this.deps.firewall.unplumb(network);
     await deleteLink(network.bridgeName);

@@ -42,6 +42,8 @@ export interface NetworkRecord {
   bridgeName?: string;
   /** the parent link, for macvlan and ipvlan: -o parent, or a dummy link of the network's own (dm-/di-<first 12 of the ID>) */
   parent?: string;
+  /** the parent is berth's to make at the first attachment and remove with the network: a dummy link, or the VLAN of `-o parent` */
+  madeParent?: 'dummy' | 'vlan';
 }
 
 /** NetworkMode's and EndpointsConfig's "default" (and an empty mode) name the default bridge, as dockerd's do on Linux. */

@@ -103,6 +103,36 @@ async function isMountPoint(dir: string): Promise<boolean> {
   });
 }
 
+/**
+ * Makes a macvlan or ipvlan network's parent link when it is missing, up: `link.vid` as a VLAN of
+ * `link`, or a link of the network's own: a dummy one, or where the kernel has no dummy driver a
+ * veth pair (its peer, `p` for the name's first letter, up too so the link has a carrier).
+ */
+export async function ensureParentLink(name: string, kind: 'dummy' | 'vlan'): Promise<void> {
+  const ip = (args: string[], allowExitCodes: number[] = []) => runCommand('ip', args, { timeoutMs: 10_000, allowExitCodes });
+  if ((await ip(['link', 'show', name], [1])).exitCode !== 0) {
+    if (kind === 'vlan') {
+      const [link, vid] = name.split('.');
+      await addLink(['link', 'add', 'link', link, 'name', name, 'type', 'vlan', 'id', String(Number(vid))]);
+    } else if (!(await addLink(['link', 'add', name, 'type', 'dummy'], { unknownType: true }))) {
+      await addLink(['link', 'add', name, 'type', 'veth', 'peer', 'name', `p${name.slice(1)}`]);
+      await ip(['link', 'set', `p${name.slice(1)}`, 'up']);
+    }
+  }
+  await ip(['link', 'set', name, 'up']);
+}
+
+/**
+ * `ip link add`; false for a link type the kernel lacks when `unknownType` allows it. Two
+ * attachments at once may both have found the link missing: the second's "File exists" is no error.
+ */
+async function addLink(args: string[], opts: { unknownType?: boolean } = {}): Promise<boolean> {
+  const r = await runCommand('ip', args, { timeoutMs: 10_000, allowExitCodes: [2] });
+  if (r.exitCode === 0 || r.stderr.includes('File exists')) return true;
+  if (opts.unknownType && r.stderr.includes('Unknown device type')) return false;
+  throw new Error(`ip ${args.join(' ')}: ${r.stderr.trim()}`);
+}
+
 /** Deletes a network link (a network's bridge, which the bridge plugin never removes); a missing one is no error. */
 export async function deleteLink(name: string): Promise<void> {
   await runCommand('ip', ['link', 'del', name], { timeoutMs: 10_000, allowExitCodes: [1] });
