@@ -52,6 +52,7 @@ export async function createNetworks(deps: NetworksDeps) {
     ports: new PublishedPorts(),
     dns: { registry, server: new DnsServer({ records: registry, upstreams: (source) => upstreams.of(source), log }), upstreams },
     events: deps.events,
+    daemonDns: settings.dns,
     netnsDir,
     log,
   });

@@ -55,6 +55,8 @@ export interface NetworkAttachment {
   ports: PortMapping[];
   /** the default bridge's gateway: what ExtraHosts' host-gateway names */
   hostGateway?: string;
+  /** the daemon's `dns` servers, for a resolv.conf the container's own Dns does not write */
+  dns: readonly string[];
 }
 
 /** What DEL needs of an ADD, kept on the endpoint's record, with the ports it published (held again after a restart). */
@@ -71,6 +73,8 @@ export interface NetworkAttachmentsDeps {
   ports: PublishedPorts;
   dns: { registry: DnsRegistry; server: DnsServer; upstreams: UpstreamResolvers };
   events: EventBus;
+  /** the daemon's `dns` setting */
+  daemonDns: readonly string[];
   /** where the namespaces' files go: <exec-root>/netns */
   netnsDir: string;
   log: Logger;
@@ -112,7 +116,7 @@ export class NetworkAttachments {
     const networks = this.networksOf(c);
     if (networks[0]?.network.driver === 'host') {
       this.deps.service.allocateEndpoint(networks[0].network, { id: c.id, name: c.name }, { aliases: [], links: [] });
-      return { ports: [], hostGateway: this.hostGateway() };
+      return { ports: [], hostGateway: this.hostGateway(), dns: this.deps.daemonDns };
     }
     const netnsPath = this.netnsPath(c.id);
     try {
@@ -139,7 +143,7 @@ export class NetworkAttachments {
       const addresses = this.addressesOf(c.id);
       if (c.dns?.length) this.deps.dns.upstreams.set(addresses, c.dns);
       else if (!routed) this.deps.dns.upstreams.set(addresses, []);
-      return { netnsPath, address, resolver, ports, hostGateway: this.hostGateway() };
+      return { netnsPath, address, resolver, ports, hostGateway: this.hostGateway(), dns: this.deps.daemonDns };
     } catch (err) {
       await this.detach(c.id).catch((e: unknown) => this.deps.log.warn({ err: e, id: c.id }, 'undoing a failed network attachment'));
       throw err;
