@@ -52,7 +52,7 @@ export function networkSettings(networks: NetworkSettingsDeps, record: Container
   const mode = record.hostConfig.NetworkMode ?? '';
   const running = hasProcess(record.state.status);
   const started = running || record.state.hasBeenStarted;
-  if (mode.startsWith('container:')) return { sandboxId: '', sandboxKey: '', ports: {}, defaultBridge: undefined, networks: {} };
+  if (mode.startsWith('container:') || record.config.NetworkDisabled) return { sandboxId: '', sandboxKey: '', ports: {}, defaultBridge: undefined, networks: {} };
 
   const endpoints = running ? networks.endpoints(record.id) : [];
   const views: Record<string, EndpointView> = {};

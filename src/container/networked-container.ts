@@ -10,6 +10,7 @@ export function networkedContainer(record: ContainerRecord): NetworkedContainer 
     exposedPorts: record.config.ExposedPorts,
     macAddress: record.config.MacAddress,
     networkMode: hc.NetworkMode ?? '',
+    networkDisabled: record.config.NetworkDisabled === true,
     portBindings: hc.PortBindings,
     publishAllPorts: hc.PublishAllPorts,
     links: hc.Links,

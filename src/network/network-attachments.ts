@@ -30,6 +30,8 @@ export interface NetworkedContainer {
   exposedPorts?: Record<string, unknown> | null;
   macAddress?: string;
   networkMode: string;
+  /** Config.NetworkDisabled: a namespace with loopback alone, and no endpoint on any network */
+  networkDisabled?: boolean;
   portBindings?: Record<string, Array<{ HostIp?: string; HostPort?: string }> | null> | null;
   publishAllPorts?: boolean;
   /** Links as given (`name:alias`) */
@@ -111,8 +113,12 @@ export class NetworkAttachments {
     await this.deps.dns.server.closeAll();
   }
 
-  /** Wires the container for a run: host networking needs nothing, `none` a namespace of its own with loopback. */
+  /** Wires the container for a run: host networking needs nothing, `none` (and NetworkDisabled) a namespace of its own with loopback. */
   async attach(c: NetworkedContainer): Promise<NetworkAttachment> {
+    if (c.networkDisabled) {
+      await createNetns(this.netnsPath(c.id));
+      return { netnsPath: this.netnsPath(c.id), ports: [], dns: this.deps.daemonDns };
+    }
     const networks = this.networksOf(c);
     if (networks[0]?.network.driver === 'host') {
       this.deps.service.allocateEndpoint(networks[0].network, { id: c.id, name: c.name }, { aliases: [], links: [] });

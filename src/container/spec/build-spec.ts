@@ -162,6 +162,8 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
 function etcFileMounts(input: BuildSpecInput, readonlyRootfs: boolean): OciMount[] {
   const { config, hostConfig: hc } = input;
   const net = hc.NetworkMode ?? '';
+  // without networking dockerd makes no sandbox, so no files of it: the init layer's empty ones stay
+  if (config.NetworkDisabled) return [];
   if (net.startsWith('container:')) {
     const other = input.lookup(net.slice('container:'.length));
     if (other?.dir) {
