@@ -61,10 +61,14 @@ export interface NetworkAttachment {
   dns: readonly string[];
 }
 
-/** What DEL needs of an ADD, kept on the endpoint's record, with the ports it published (held again after a restart). */
+/**
+ * What DEL needs of an ADD, kept on the endpoint's record, with the ports it published (held again
+ * after a restart). Saved before the ADD too, without its result, so that a berthd killed during
+ * the ADD still undoes what the plugins made (portmap's chains) at its next start.
+ */
 interface Plumbing {
   list: CniNetworkConfigList;
-  result: CniResult;
+  result?: CniResult;
   ports: PortMapping[];
 }
 
@@ -240,6 +244,7 @@ export class NetworkAttachments {
     if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
     if (network.madeParent !== undefined && network.parent !== undefined) await ensureParentLink(network.parent, network.madeParent);
     const list = endpointConfList(network, endpoint, opts);
+    this.deps.service.setPlumbing(endpoint.id, { list, ports: opts.ports } satisfies Plumbing);
     const result = await this.deps.cni.add(list, { containerId, netns: netnsPath, ifName: endpoint.ifName, capabilityArgs: opts.ports.length > 0 ? { portMappings: opts.ports } : {} });
     this.deps.service.setPlumbing(endpoint.id, { list, result, ports: opts.ports } satisfies Plumbing);
   }
