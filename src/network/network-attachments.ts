@@ -7,6 +7,7 @@
 // After a restart of berthd, reconcile() keeps what live containers have and undoes the rest.
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { EngineError } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Cni } from '../runtime/cni.js';
 import type { CniNetworkConfigList, CniResult } from '../runtime/cni-config.js';
@@ -73,6 +74,8 @@ export interface NetworkAttachmentsDeps {
   events: EventBus;
   /** where the namespaces' files go: <exec-root>/netns */
   netnsDir: string;
+  /** the names of the host's interfaces: a macvlan or ipvlan parent must be one */
+  hostLinks: () => string[];
   log: Logger;
 }
 
@@ -228,6 +231,10 @@ export class NetworkAttachments {
 
   private async plumb(network: NetworkRecord, endpoint: EndpointRecord, containerId: string, netnsPath: string, opts: { ports: PortMapping[]; defaultRoute: boolean }): Promise<void> {
     if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
+    // the plugins say only "Link not found" of a parent that went since the network was made; dockerd's Join names it
+    if ((network.driver === 'macvlan' || network.driver === 'ipvlan') && network.parent !== undefined && !this.deps.hostLinks().includes(network.parent)) {
+      throw new EngineError('system', `the requested parent interface ${network.parent} was not found on the Docker host`);
+    }
     const list = endpointConfList(network, endpoint, opts);
     const result = await this.deps.cni.add(list, { containerId, netns: netnsPath, ifName: endpoint.ifName, capabilityArgs: opts.ports.length > 0 ? { portMappings: opts.ports } : {} });
     this.deps.service.setPlumbing(endpoint.id, { list, result, ports: opts.ports } satisfies Plumbing);
