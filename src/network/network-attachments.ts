@@ -215,7 +215,9 @@ export class NetworkAttachments {
     const { containerId } = endpoint;
     this.deps.dns.registry.removeEndpoint(endpoint.networkId, containerId);
     const plumbing = endpoint.plumbing as Plumbing | undefined;
-    if (plumbing !== undefined) await this.deps.cni.del(plumbing.list, { containerId, netns: this.netnsPath(containerId), ifName: endpoint.ifName }, plumbing.result);
+    // portmap's DEL removes nothing unless given the port mappings its ADD was given
+    const capabilityArgs = plumbing !== undefined && plumbing.ports.length > 0 ? { portMappings: plumbing.ports } : {};
+    if (plumbing !== undefined) await this.deps.cni.del(plumbing.list, { containerId, netns: this.netnsPath(containerId), ifName: endpoint.ifName, capabilityArgs }, plumbing.result);
     this.deps.service.releaseEndpoint(endpoint.id);
     this.publish('disconnect', network, containerId);
   }

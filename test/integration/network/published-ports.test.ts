@@ -94,6 +94,17 @@ describe('published ports', () => {
     assert.equal(wgetFromHost(netns, `http://${HOST}:9000/`), 'prange');
   });
 
+  it('leaves no DNAT rule when the container stops, and its host port serves the next one', async () => {
+    const first = await runDetached(d, ['--name', 'first-owner', '-p', '8090:80', 'busybox', ...httpd('first-owner')]);
+    await until('first-owner on 8090', () => wgetFromHost(netns, `http://${HOST}:8090/`), (v) => v === 'first-owner');
+    assert.notDeepEqual(natRulesOf(netns, first), []);
+    assert.equal((await d.docker(['stop', '-t', '0', 'first-owner'])).code, 0);
+    assert.deepEqual(natRulesOf(netns, first), [], "the stopped container's DNAT rules");
+    await runDetached(d, ['--name', 'next-owner', '-p', '8090:80', 'busybox', ...httpd('next-owner')]);
+    await until('next-owner on 8090', () => wgetFromHost(netns, `http://${HOST}:8090/`), (v) => v === 'next-owner');
+    assert.equal((await d.docker(['rm', '-f', 'first-owner', 'next-owner'])).code, 0);
+  });
+
   it('is reached through the host address by another container on the default bridge (hairpin)', async () => {
     await runDetached(d, ['--name', 'neighbour', 'busybox', 'sleep', '600']);
     const got = await sh(d, 'neighbour', `timeout 5 wget -qO- http://${HOST}:8080/`);
