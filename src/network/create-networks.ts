@@ -53,6 +53,7 @@ export async function createNetworks(deps: NetworksDeps) {
     dns: { registry, server: new DnsServer({ records: registry, upstreams: (source) => upstreams.of(source), log }), upstreams },
     events: deps.events,
     netnsDir,
+    defaultDns: settings.dns,
     hostLinks: () => (deps.host ?? realHost).links(),
     log,
   });

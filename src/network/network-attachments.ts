@@ -56,6 +56,8 @@ export interface NetworkAttachment {
   ports: PortMapping[];
   /** the default bridge's gateway: what ExtraHosts' host-gateway names */
   hostGateway?: string;
+  /** the daemon's dns setting: the nameservers of a container that names none, as dockerd's buildSandboxOptions */
+  defaultDns?: readonly string[];
 }
 
 /** What DEL needs of an ADD, kept on the endpoint's record, with the ports it published (held again after a restart). */
@@ -74,6 +76,8 @@ export interface NetworkAttachmentsDeps {
   events: EventBus;
   /** where the namespaces' files go: <exec-root>/netns */
   netnsDir: string;
+  /** the daemon's dns setting */
+  defaultDns: readonly string[];
   /** the names of the host's interfaces: a macvlan or ipvlan parent must be one */
   hostLinks: () => string[];
   log: Logger;
@@ -142,7 +146,7 @@ export class NetworkAttachments {
       const addresses = this.addressesOf(c.id);
       if (c.dns?.length) this.deps.dns.upstreams.set(addresses, c.dns);
       else if (!routed) this.deps.dns.upstreams.set(addresses, []);
-      return { netnsPath, address, resolver, ports, hostGateway: this.hostGateway() };
+      return { netnsPath, address, resolver, ports, hostGateway: this.hostGateway(), defaultDns: this.deps.defaultDns };
     } catch (err) {
       await this.detach(c.id).catch((e: unknown) => this.deps.log.warn({ err: e, id: c.id }, 'undoing a failed network attachment'));
       throw err;

@@ -195,7 +195,7 @@ function etcFileMounts(input: BuildSpecInput, readonlyRootfs: boolean): OciMount
       ipAddress: input.network?.address,
       resolver: input.network?.resolver,
       extraHosts: [...(hc.ExtraHosts ?? []).map((h) => withHostGateway(h, input.network?.hostGateway)), ...linkHosts(input.links ?? [])],
-      dns: hc.Dns,
+      dns: hc.Dns?.length ? hc.Dns : input.network?.defaultDns,
       dnsSearch: hc.DnsSearch,
       dnsOptions: hc.DnsOptions,
       hostHostsPath: input.hostHostsPath,
