@@ -34,9 +34,14 @@ export function hasLegacyLinks(networkMode: string | undefined): boolean {
   return mode === '' || mode === 'default' || mode === 'bridge' || mode === 'none' || mode === 'host' || mode.startsWith('container:');
 }
 
-/** HostConfig.Links checked and written as dockerd stores them, for a container named `parentName`. */
+/**
+ * HostConfig.Links checked and written as dockerd stores them, for a container named `parentName`.
+ * Off the default bridge they are none: dockerd's inspect shows only the links it registered
+ * (null), and a link on a user-defined network is its EndpointsConfig's, as the CLI sends it.
+ */
 export function registerLinks(find: LinkDeps['find'], hostConfig: HostConfig, parentName: string): string[] | null | undefined {
-  if (!hostConfig.Links?.length || !hasLegacyLinks(hostConfig.NetworkMode)) return hostConfig.Links;
+  if (!hostConfig.Links?.length) return hostConfig.Links;
+  if (!hasLegacyLinks(hostConfig.NetworkMode)) return null;
   return hostConfig.Links.map((link) => {
     const { name, alias } = parseLink(link);
     let child = find(name);

@@ -2,7 +2,7 @@
 // starting it under conmon, signalling it, noticing its end (conmon's exit file, or conmon gone),
 // and clearing what a run leaves (runc's state, the mount). It keeps no state of its own beyond
 // the exit watches: the facts live in files conmon and runc write.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -15,6 +15,7 @@ import type { Runc } from '../runtime/runc.js';
 import { translateRuntimeError } from '../runtime/runtime-errors.js';
 import type { ContainerPaths } from './container-paths.js';
 import { buildContainerSpec } from './spec/build-spec.js';
+import { HOSTS_FILE, withoutLinkHosts } from './spec/etc-files.js';
 import type { ContainerLookup } from './spec/namespaces.js';
 import type { ContainerNetworks } from './container-networks.js';
 import type { NetworkAttachment } from '../network/network-attachments.js';
@@ -160,6 +161,16 @@ export class ContainerRunner {
 
   resize(id: string, height: number, width: number): Promise<void> {
     return resizeTerminal(this.opts.paths.bundle(id), { height, width });
+  }
+
+  /** Takes removed links' lines out of a running container's /etc/hosts, rewritten in place (it is bind-mounted). */
+  dropLinkHosts(id: string, aliases: readonly string[]): void {
+    const file = path.join(this.opts.paths.dir(id), HOSTS_FILE);
+    try {
+      writeFileSync(file, withoutLinkHosts(readFileSync(file, 'utf8'), aliases));
+    } catch (err) {
+      this.opts.log.warn({ err, id }, 'taking removed links out of /etc/hosts');
+    }
   }
 
   /** Clears what a run leaves: runc's state (killing what is left with killFirst), the bundle, the mount. */

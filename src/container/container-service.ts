@@ -348,8 +348,11 @@ export class ContainerService {
   async setLinks(ref: string, links: string[]): Promise<void> {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
+      const removed = (record.hostConfig.Links ?? []).filter((l) => !links.includes(l));
       record.hostConfig.Links = links.length > 0 ? links : null;
       this.store.save(record);
+      // dockerd refreshes a running container's sandbox: the links' lines leave its /etc/hosts
+      if (hasProcess(record.state.status)) this.opts.runner.dropLinkHosts(record.id, removed.map((l) => l.slice(l.lastIndexOf('/') + 1)));
     });
   }
 

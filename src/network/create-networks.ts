@@ -13,7 +13,7 @@ import { prepareNetnsDir } from '../runtime/netns.js';
 import { decodeNetworkCreate } from './create-request.js';
 import { DnsRegistry } from './dns/dns-registry.js';
 import { DnsServer } from './dns/dns-server.js';
-import type { HostNetwork } from './host-network.js';
+import { host as realHost, type HostNetwork } from './host-network.js';
 import { NetworkAttachments } from './network-attachments.js';
 import { LOCAL_DRIVERS } from './network-create.js';
 import { NetworkFirewall } from './network-firewall.js';
@@ -54,6 +54,7 @@ export async function createNetworks(deps: NetworksDeps) {
     events: deps.events,
     daemonDns: settings.dns,
     netnsDir,
+    hostLinks: () => (deps.host ?? realHost).links(),
     log,
   });
 

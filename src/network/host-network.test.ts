@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { directRoutes, nameservers } from './host-network.js';
+import { directRoutes, interfaceNames, nameservers } from './host-network.js';
 
 describe('directRoutes', () => {
   it('reads the routes without a gateway, but the default one, from /proc/net/route', () => {
@@ -21,5 +21,20 @@ describe('nameservers', () => {
   it('gives each IPv4 nameserver as a /32', () => {
     const conf = '# comment\nnameserver 10.255.255.53\nnameserver fd00::53\n  nameserver 192.168.1.1 \nsearch example.com\n';
     assert.deepEqual(nameservers(conf).map(String), ['10.255.255.53/32', '192.168.1.1/32']);
+  });
+});
+
+describe('interfaceNames', () => {
+  it('reads the names of /proc/net/dev, the namespace of the process that reads it', () => {
+    const dev = [
+      'Inter-|   Receive                                                |  Transmit',
+      ' face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed',
+      '    lo:  1023 17    0    0    0     0          0         0  1023 17    0    0    0     0       0          0',
+      'br-0123456789ab:       0       0    0    0    0     0          0         0        0       0    0    0    0     0       0          0',
+      '  eth0.10:       0       0    0    0    0     0          0         0        0       0    0    0    0     0       0          0',
+      '',
+    ].join('\n');
+    assert.deepEqual(interfaceNames(dev), ['lo', 'br-0123456789ab', 'eth0.10']);
+    assert.deepEqual(interfaceNames(''), []);
   });
 });

@@ -2,7 +2,7 @@
 // its interfaces reach directly and its nameservers, which a default pool must avoid (libnetwork's
 // FindAvailableNetwork), and its interface names, which macvlan and ipvlan parents must be.
 // Injected, so tests give their own.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { IpNet, parseIp } from './ip-net.js';
 
 export interface HostNetwork {
@@ -14,8 +14,19 @@ export interface HostNetwork {
 
 export const host: HostNetwork = {
   networks: () => [...directRoutes(readOrEmpty('/proc/net/route')), ...nameservers(readOrEmpty('/etc/resolv.conf'))],
-  links: () => readdirSync('/sys/class/net'),
+  // /proc/net is the reading process's network namespace; /sys/class/net is the namespace of
+  // whoever mounted /sys, which differs for a berthd entered into a namespace with nsenter
+  links: () => interfaceNames(readOrEmpty('/proc/net/dev')),
 };
+
+/** The interface names of /proc/net/dev (two header lines, then `name: counters`). */
+export function interfaceNames(procNetDev: string): string[] {
+  return procNetDev
+    .split('\n')
+    .slice(2)
+    .map((line) => line.split(':')[0].trim())
+    .filter((name) => name !== '');
+}
 
 /**
  * The routes of /proc/net/route without a gateway, but for the default one: the link-scope routes

@@ -7,6 +7,7 @@
 // After a restart of berthd, reconcile() keeps what live containers have and undoes the rest.
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { EngineError } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Cni } from '../runtime/cni.js';
 import type { CniNetworkConfigList, CniResult } from '../runtime/cni-config.js';
@@ -83,6 +84,8 @@ export interface NetworkAttachmentsDeps {
   daemonDns: readonly string[];
   /** where the namespaces' files go: <exec-root>/netns */
   netnsDir: string;
+  /** the names of the host's interfaces: a macvlan or ipvlan parent must be one */
+  hostLinks: () => string[];
   log: Logger;
 }
 
@@ -226,7 +229,15 @@ export class NetworkAttachments {
     const { containerId } = endpoint;
     this.deps.dns.registry.removeEndpoint(endpoint.networkId, containerId);
     const plumbing = endpoint.plumbing as Plumbing | undefined;
-    if (plumbing !== undefined) await this.deps.cni.del(plumbing.list, { containerId, netns: this.netnsPath(containerId), ifName: endpoint.ifName }, plumbing.result);
+    // portmap's DEL removes nothing unless given the port mappings its ADD was given
+    const capabilityArgs = plumbing !== undefined && plumbing.ports.length > 0 ? { portMappings: plumbing.ports } : {};
+    if (plumbing !== undefined) {
+      // a DEL that fails (macvlan's refuses the configuration its ADD refused) must not keep the
+      // address and the namespace: the interfaces in the namespace go with it all the same
+      await this.deps.cni
+        .del(plumbing.list, { containerId, netns: this.netnsPath(containerId), ifName: endpoint.ifName, capabilityArgs }, plumbing.result)
+        .catch((err: unknown) => this.deps.log.warn({ err, id: containerId, network: network.name }, 'undoing an endpoint: the CNI DEL failed'));
+    }
     this.deps.service.releaseEndpoint(endpoint.id);
     this.publish('disconnect', network, containerId);
   }
@@ -242,7 +253,12 @@ export class NetworkAttachments {
 
   private async plumb(network: NetworkRecord, endpoint: EndpointRecord, containerId: string, netnsPath: string, opts: { ports: PortMapping[]; defaultRoute: boolean }): Promise<void> {
     if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
-    if (network.madeParent !== undefined && network.parent !== undefined) await ensureParentLink(network.parent, network.madeParent);
+    if (network.madeParent !== undefined && network.parent !== undefined) {
+      await ensureParentLink(network.parent, network.madeParent);
+    } else if ((network.driver === 'macvlan' || network.driver === 'ipvlan') && network.parent !== undefined && !this.deps.hostLinks().includes(network.parent)) {
+      // the plugins say only "Link not found" of a parent that went since the network was made; dockerd's Join names it
+      throw new EngineError('system', `the requested parent interface ${network.parent} was not found on the Docker host`);
+    }
     const list = endpointConfList(network, endpoint, opts);
     this.deps.service.setPlumbing(endpoint.id, { list, ports: opts.ports } satisfies Plumbing);
     const result = await this.deps.cni.add(list, { containerId, netns: netnsPath, ifName: endpoint.ifName, capabilityArgs: opts.ports.length > 0 ? { portMappings: opts.ports } : {} });

@@ -4,7 +4,9 @@
 //     to its containers' connections and what DNAT lets in, its way out, and ICC (accept or drop);
 //   BERTH-ISOLATION-STAGE-1: traffic leaving a bridge for another interface goes through STAGE-2,
 //     which drops it when that interface is another network's bridge (two networks can't reach
-//     each other); an internal network drops whatever leaves or enters its subnet;
+//     each other), but for connections DNAT'd to a published port (a port of the host's, which
+//     dockerd's proxy serves to every container); an internal network drops whatever leaves or
+//     enters its subnet;
 //   nat POSTROUTING → BERTH-POSTROUTING: one masquerading rule per network that is not internal.
 // Each network's rules are made once per daemon (iptables keeps them across restarts, and making
 // them is idempotent) and removed with the network. With `iptables: false` none is made.
@@ -59,6 +61,8 @@ export class NetworkFirewall {
       for (const chain of [FORWARD, ISOLATION_1, ISOLATION_2]) await this.iptables.ensureChain('filter', chain);
       await this.iptables.ensureJump('filter', 'FORWARD', FORWARD, 'top');
       await this.iptables.ensureRule('filter', FORWARD, ['-j', ISOLATION_1], 'top');
+      // both ways of a connection to a published port: portmap DNATs what any bridge sends to the host's address
+      await this.iptables.ensureRule('filter', ISOLATION_2, ['-m', 'conntrack', '--ctstate', 'DNAT', '-j', 'RETURN'], 'top');
       await this.iptables.ensureChain('nat', POSTROUTING);
       await this.iptables.ensureJump('nat', 'POSTROUTING', POSTROUTING, 'bottom');
       await writeFile('/proc/sys/net/ipv4/ip_forward', '1').catch((err: unknown) => this.log.warn({ err }, 'could not turn IPv4 forwarding on'));

@@ -75,6 +75,10 @@ export interface ContainerJson {
   HostConfig: Record<string, unknown> & { RestartPolicy: { Name: string; MaximumRetryCount: number } };
   Mounts: Array<Record<string, unknown>>;
   ExecIDs: string[] | null;
+  NetworkSettings: {
+    Ports: Record<string, Array<{ HostIp: string; HostPort: string }> | null>;
+    Networks: Record<string, { IPAddress: string; Gateway: string; Aliases: string[] | null; Links: string[] | null; NetworkID: string; EndpointID: string }>;
+  };
 }
 
 /** `docker inspect` of one container. */

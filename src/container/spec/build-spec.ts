@@ -2,7 +2,7 @@
 // (daemon/oci_linux.go): user, capabilities, devices, namespaces, resources, rlimits, sysctls,
 // seccomp, mounts (the container's mount points, HostConfig.Tmpfs, /etc files, init) and the
 // process (args, env, cwd, terminal). Called at every start, with the root filesystem mounted.
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { EngineError } from '../../errors.js';
 import { replaceOrAppendEnv } from '../../lib/env-values.js';
@@ -82,7 +82,7 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
   const ns = containerNamespaces(input.id, hc, input.lookup, shmDir, input.network?.netnsPath);
   if (typeof ns.shm === 'object' && 'hostPath' in ns.shm && ns.shm.hostPath === shmDir) await mountShm(shmDir, hc.ShmSize ?? 0);
 
-  const hostname = config.Hostname ?? '';
+  const hostname = joinedHostname(input) ?? config.Hostname ?? '';
   const readonlyRootfs = hc.ReadonlyRootfs ?? false;
   const userDestinations = new Set([...input.mountPoints.map((m) => m.Destination), ...Object.keys(hc.Tmpfs ?? {})]);
   const etcMounts = etcFileMounts(input, readonlyRootfs).filter((m) => !userDestinations.has(m.destination));
@@ -156,6 +156,19 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
     ...(seccomp ? { seccomp: { ...seccomp } } : {}),
     ...(rootfsPropagation ? { rootfsPropagation } : {}),
   });
+}
+
+/** A container on another's network takes that one's hostname, as dockerd's initializeNetworking sets it: the one in its /etc/hostname. */
+function joinedHostname(input: BuildSpecInput): string | undefined {
+  const net = input.hostConfig.NetworkMode ?? '';
+  if (!net.startsWith('container:')) return undefined;
+  const dir = input.lookup(net.slice('container:'.length))?.dir;
+  if (dir === undefined) return undefined;
+  try {
+    return readFileSync(path.join(dir, HOSTNAME_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The /etc files: a container on another's network shares that one's (dockerd's initializeNetworking). */

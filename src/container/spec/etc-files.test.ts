@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { hostsContent, resolvConfContent, writeEtcFiles } from './etc-files.js';
+import { hostsContent, resolvConfContent, withoutLinkHosts, writeEtcFiles } from './etc-files.js';
 
 const DEFAULT_HOSTS = '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nff00::0\tip6-mcastprefix\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n';
 
@@ -19,6 +19,12 @@ describe('etc files', () => {
   it('names the hostname with the address, when there is one', () => {
     assert.equal(hostsContent({ hostname: 'myhost', domainname: 'example.org', ipAddress: '172.17.0.4' }), `${DEFAULT_HOSTS}172.17.0.4\tmyhost.example.org myhost\n`);
     assert.equal(hostsContent({ hostname: 'myhost', ipAddress: '172.17.0.4' }), `${DEFAULT_HOSTS}172.17.0.4\tmyhost\n`);
+  });
+
+  it('takes the lines of removed links out of a hosts file, and nothing else', () => {
+    const hosts = hostsContent({ hostname: 'web', ipAddress: '172.17.0.5', extraHosts: ['db:10.0.0.9', 'db abc123 db1:172.17.0.3', 'cache 0123456789ab:172.17.0.4'] });
+    assert.equal(withoutLinkHosts(hosts, ['db']), `${DEFAULT_HOSTS}10.0.0.9\tdb\n172.17.0.4\tcache 0123456789ab\n172.17.0.5\tweb\n`);
+    assert.equal(withoutLinkHosts(hosts, []), hosts);
   });
 
   it("drops the host's localhost nameservers, and falls back on Google's", () => {

@@ -61,6 +61,21 @@ export function hostsContent(input: Pick<EtcFilesInput, 'hostname' | 'domainname
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The hosts content without the lines of links whose alias is given (`<ip>\t<alias> <hostname>
+ * [<name>]`, linkHosts' lines: two names at least, where ExtraHosts' lines have one), as dockerd's
+ * sandbox refresh after `docker rm --link` rebuilds the file without them.
+ */
+export function withoutLinkHosts(hosts: string, aliases: readonly string[]): string {
+  return hosts
+    .split('\n')
+    .filter((line) => {
+      const names = line.split('\t')[1]?.split(' ') ?? [];
+      return !(names.length >= 2 && aliases.includes(names[0]));
+    })
+    .join('\n');
+}
+
 /** The content of resolv.conf from the host's (`hostResolvConf`, '' when it has none). */
 export function resolvConfContent(hostResolvConf: string, opts: Pick<EtcFilesInput, 'dns' | 'dnsSearch' | 'dnsOptions'> = {}): string {
   const dns = opts.dns ?? [];

@@ -336,6 +336,16 @@ describe('DNS server: forwarding', () => {
     assert.ok(Date.now() - start < TIMEOUT_MS, 'a closed port fails at once');
   });
 
+  it('asks the next upstream after one it cannot connect to, and lives on', async () => {
+    // a UDP connect to the broadcast address fails at once (EACCES), as one with no route does
+    // (ENETUNREACH, a host without a default route): no datagram leaves
+    upstreams = [{ address: '255.255.255.255' }, { address: UPSTREAM }];
+    upstream.answer = upstreamAnswer;
+    assert.deepEqual(addresses(await ask('unroutable.example')), ['192.0.2.7']);
+    upstreams = [{ address: '255.255.255.255' }];
+    assert.equal((await ask('unroutable.example')).rcode, 'SERVFAIL');
+  });
+
   it('asks three upstreams at most, as Docker', async () => {
     upstreams = [{ address: FAILING_UPSTREAM }, { address: FAILING_UPSTREAM }, { address: FAILING_UPSTREAM }, { address: UPSTREAM }];
     upstream.answer = upstreamAnswer;

@@ -86,7 +86,9 @@ const exchangeUdp: Exchange = (query, address, port, timeoutMs) =>
     socket.on('message', (message) => {
       if (answers(query, message)) finish(message);
     });
-    socket.connect(port, address, () => socket.send(query, (err) => err && finish()));
+    // a connect that fails (no route to the upstream: ENETUNREACH; a broadcast address: EACCES)
+    // calls back with the error on a socket left unconnected, where send() would throw
+    socket.connect(port, address, (err?: Error) => (err ? finish() : socket.send(query, (sendErr) => sendErr && finish())));
   });
 
 const exchangeTcp: Exchange = (query, address, port, timeoutMs) =>

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Berthd } from '../../helpers/berthd.js';
+import { execIn } from '../../helpers/netns.js';
 
 interface WireNetwork {
   Name: string;
@@ -99,6 +100,8 @@ describe('docker network', () => {
   });
 
   it('records a macvlan network on a parent without making anything', async () => {
+    // the parent is a link of berthd's own namespace
+    execIn(d.netns!, 'ip', ['link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'eth0p']);
     await docker('network', 'create', '-d', 'macvlan', '-o', 'parent=eth0', '--subnet', '10.90.0.0/24', 'mac');
     const n = await inspect('mac');
     assert.equal(n.Driver, 'macvlan');

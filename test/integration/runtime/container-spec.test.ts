@@ -225,7 +225,8 @@ describe('container spec', () => {
       hostConfig: { NetworkMode: 'container:donor', PidMode: 'container:donor' },
       lookup,
     });
-    assert.deepEqual(out.trim().split('\n'), [readlinkSync(`/proc/${pid}/ns/net`), readlinkSync(`/proc/${pid}/ns/pid`), '1', 'joiner']);
+    // and the donor's hostname, as dockerd's initializeNetworking gives it
+    assert.deepEqual(out.trim().split('\n'), [readlinkSync(`/proc/${pid}/ns/net`), readlinkSync(`/proc/${pid}/ns/pid`), '1', 'donor']);
     await assert.rejects(build('late', 'true', { hostConfig: { NetworkMode: 'container:donor' }, lookup: () => ({ id: 'donor', pid: 0, running: false }) }), {
       kind: 'conflict',
       message: 'cannot join network of a non running container: donor',
