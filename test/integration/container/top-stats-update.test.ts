@@ -42,6 +42,7 @@ const STATS_KEYS = ['read', 'preread', 'pids_stats', 'blkio_stats', 'num_procs',
 
 interface StatsJson {
   read: string;
+  networks?: Record<string, Record<string, number>>;
   preread: string;
   pids_stats: { current?: number; limit?: number };
   cpu_stats: { cpu_usage: { total_usage: number }; system_cpu_usage?: number; online_cpus?: number };
@@ -133,7 +134,9 @@ describe('docker top, stats and update', () => {
     assert.equal(r.headers['content-type'], 'application/json');
     assert.ok(r.body.endsWith('}\n'));
     const s = JSON.parse(r.body) as StatsJson;
-    assert.deepEqual(Object.keys(s), STATS_KEYS);
+    // a container on the default bridge has its interfaces, last, as in dockerd's StatsJSON
+    assert.deepEqual(Object.keys(s), [...STATS_KEYS, 'networks']);
+    assert.deepEqual(Object.keys(s.networks?.eth0 ?? {}), ['rx_bytes', 'rx_packets', 'rx_errors', 'rx_dropped', 'tx_bytes', 'tx_packets', 'tx_errors', 'tx_dropped']);
     assert.equal(s.name, '/st-json');
     assert.equal(s.id, id);
     assert.deepEqual(s.pids_stats, { current: 1, limit: 20 });
