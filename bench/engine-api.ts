@@ -6,6 +6,20 @@ import http from 'node:http';
 const TIMEOUT_MS = 120_000;
 const QUOTED_CHARS = 500;
 
+/** The part of ContainerCreate's body the figures send. */
+export interface CreateConfig {
+  Image: string;
+  Cmd: string[];
+  ExposedPorts?: Record<string, object>;
+  HostConfig?: { NetworkMode?: string; PortBindings?: Record<string, Array<{ HostIp?: string; HostPort: string }>> };
+}
+
+/** The part of ContainerInspect's answer the figures read. */
+export interface ContainerInspect {
+  State: { Pid: number; Running: boolean };
+  NetworkSettings: { Networks: Record<string, { IPAddress: string; Gateway: string }> };
+}
+
 interface Answer {
   status: number;
   text: string;
@@ -25,7 +39,7 @@ export class EngineApi {
   }
 
   /** POST /containers/create; the new container's ID. */
-  async create(config: { Image: string; Cmd: string[] }, name?: string): Promise<string> {
+  async create(config: CreateConfig, name?: string): Promise<string> {
     const query = name === undefined ? '' : `?name=${encodeURIComponent(name)}`;
     const answer = await this.call('POST', `/containers/create${query}`, [201], config);
     return (JSON.parse(answer.text) as { Id: string }).Id;
@@ -45,10 +59,14 @@ export class EngineApi {
     await this.call('DELETE', `/containers/${id}${force ? '?force=1' : ''}`, [204]);
   }
 
+  async inspect(id: string): Promise<ContainerInspect> {
+    const answer = await this.call('GET', `/containers/${id}/json`, [200]);
+    return JSON.parse(answer.text) as ContainerInspect;
+  }
+
   /** The pid of the container's first process (0 when it is not running). */
   async pid(id: string): Promise<number> {
-    const answer = await this.call('GET', `/containers/${id}/json`, [200]);
-    return (JSON.parse(answer.text) as { State: { Pid: number } }).State.Pid;
+    return (await this.inspect(id)).State.Pid;
   }
 
   /** The IDs of the containers whose name starts with `prefix` (all of them for ''). */
