@@ -77,11 +77,13 @@ export async function readInput<T>(): Promise<T> {
 }
 
 /**
- * An address of the namespace that is not loopback, as a host's own address is: a dummy link
- * holding it. Removed by the returned function, or at process exit if the bench stops first.
+ * An address of the namespace that is not loopback, as a host's own address is, on a link of its
+ * own: one end of a veth pair whose both ends stay in the namespace (this kernel has no dummy
+ * links; traffic to a local address goes through loopback whatever link holds it). Removed, with
+ * the pair, by the returned function, or at process exit if the bench stops first.
  */
 export function addHostAddress(netns: string, link: string, address: string): () => void {
-  execIn(netns, 'ip', ['link', 'add', link, 'type', 'dummy']);
+  execIn(netns, 'ip', ['link', 'add', link, 'type', 'veth', 'peer', 'name', `${link}-p`]);
   let removed = false;
   const remove = () => {
     if (removed) return;

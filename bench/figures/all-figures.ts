@@ -12,9 +12,11 @@ import { containerRun } from './container-run.js';
 import { dnsLookup } from './dns-lookup.js';
 import { endpointRecordCodec } from './endpoint-record-codec.js';
 import { idleMemory } from './idle-memory.js';
+import { networkCycle } from './network-cycle.js';
 import { imageLoadSave } from './image-load-save.js';
+import { publishedPort } from './published-port.js';
 import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 
-export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, dnsLookup, containerRun, containerExec, containerCycle, containerList, concurrentRun, containerCopy, containerCommit, requestLoad, imageLoadSave];
+export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, dnsLookup, containerRun, containerExec, containerCycle, networkCycle, containerList, concurrentRun, containerCopy, containerCommit, requestLoad, publishedPort, imageLoadSave];
