@@ -23,6 +23,7 @@ export interface ContainerInspect {
 interface Answer {
   status: number;
   text: string;
+  body: Buffer;
 }
 
 /** One engine's socket. */
@@ -64,6 +65,19 @@ export class EngineApi {
     return JSON.parse(answer.text) as ContainerInspect;
   }
 
+  /** The container's standard error so far, from its log (a container without a TTY: the stream is multiplexed). */
+  async stderr(id: string): Promise<string> {
+    const answer = await this.callRaw('GET', `/containers/${id}/logs?stderr=1`, [200]);
+    const parts: Buffer[] = [];
+    // each frame: the stream (2 for stderr), three zero bytes, the payload's length (big-endian), the payload
+    for (let at = 0; at + 8 <= answer.length; ) {
+      const size = answer.readUInt32BE(at + 4);
+      if (answer[at] === 2) parts.push(answer.subarray(at + 8, at + 8 + size));
+      at += 8 + size;
+    }
+    return Buffer.concat(parts).toString('utf8');
+  }
+
   /** The pid of the container's first process (0 when it is not running). */
   async pid(id: string): Promise<number> {
     return (await this.inspect(id)).State.Pid;
@@ -79,6 +93,13 @@ export class EngineApi {
   /** Force-removes the given containers, a few at a time. */
   async removeAll(ids: string[], concurrency = 8): Promise<void> {
     await inBatches(ids, concurrency, (id) => this.remove(id, true));
+  }
+
+  /** As call(), with the answer's bytes as they came. */
+  private async callRaw(method: string, urlPath: string, expected: number[]): Promise<Buffer> {
+    const answer = await this.send(method, urlPath, undefined);
+    if (!expected.includes(answer.status)) throw new Error(`${method} ${urlPath} on ${this.socket} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, QUOTED_CHARS)}`);
+    return answer.body;
   }
 
   close(): void {
@@ -97,7 +118,10 @@ export class EngineApi {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, text: body.toString('utf8'), body });
+        });
       });
       req.end(payload);
     });

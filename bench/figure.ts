@@ -18,12 +18,14 @@ export interface BenchContext {
 
 /** The goal a row is held to, in the row's unit. */
 export type Target =
-  | { kind: 'atLeastReference' }
+  /** For rates: berth reaches at least `ratio` (1 when omitted) of the reference's. */
+  | { kind: 'atLeastReference'; ratio?: number }
   /** For times and memory: berth takes no more than `ratio` (1 when omitted) of the reference's. */
   | { kind: 'atMostReference'; ratio?: number }
   | { kind: 'below'; limit: number };
 
-export type Unit = 'req/s' | 'records/s' | 'ms' | 's' | 'MiB';
+/** MB/s: 10^6 bytes a second, as dd counts them. */
+export type Unit = 'req/s' | 'records/s' | 'ms' | 's' | 'MiB' | 'MB/s';
 
 export interface Row {
   figure: string;

@@ -15,8 +15,9 @@ import { idleMemory } from './idle-memory.js';
 import { networkCycle } from './network-cycle.js';
 import { imageLoadSave } from './image-load-save.js';
 import { publishedPort } from './published-port.js';
+import { networkThroughput } from './network-throughput.js';
 import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 
-export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, dnsLookup, containerRun, containerExec, containerCycle, networkCycle, containerList, concurrentRun, containerCopy, containerCommit, requestLoad, publishedPort, imageLoadSave];
+export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, dnsLookup, containerRun, containerExec, containerCycle, networkCycle, containerList, concurrentRun, containerCopy, containerCommit, requestLoad, publishedPort, networkThroughput, imageLoadSave];
