@@ -6,6 +6,7 @@ import { concurrentRun } from './concurrent-run.js';
 import { containerCommit } from './container-commit.js';
 import { containerCopy } from './container-copy.js';
 import { containerCycle } from './container-cycle.js';
+import { containerDns } from './container-dns.js';
 import { containerExec } from './container-exec.js';
 import { containerList } from './container-list.js';
 import { containerRun } from './container-run.js';
@@ -20,4 +21,4 @@ import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 
-export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, dnsLookup, containerRun, containerExec, containerCycle, networkCycle, containerList, concurrentRun, containerCopy, containerCommit, requestLoad, publishedPort, networkThroughput, imageLoadSave];
+export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, dnsLookup, containerRun, containerExec, containerCycle, networkCycle, containerList, concurrentRun, containerCopy, containerCommit, containerDns, requestLoad, publishedPort, networkThroughput, imageLoadSave];
