@@ -1,7 +1,8 @@
 // The temporary directory every berthd of a run lives in, each berthd in a network namespace of its
 // own (a file beside its directory, removed when it exits), and their clean-up: berthds are
 // stopped, namespaces and mounts left under the directory undone and the directory removed at the
-// end, after an error, and on Ctrl-C or SIGTERM.
+// end, after an error, and on Ctrl-C or SIGTERM, after the clean-ups figures left with atClose
+// (their containers, networks and addresses on both engines).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ export class BenchSession {
   readonly dir = mkdtempSync(path.join(os.tmpdir(), 'berth-bench-'));
   private readonly daemons = new Set<BerthdProcess>();
   private readonly namespaces = new Set<string>();
+  private readonly cleanUps = new Set<() => Promise<void>>();
   private instances = 0;
   private closing: Promise<void> | null = null;
 
@@ -59,8 +61,19 @@ export class BenchSession {
     return daemon;
   }
 
+  /** Runs `cleanUp` at close() unless the function returned is called first. */
+  atClose(cleanUp: () => Promise<void>): () => void {
+    this.cleanUps.add(cleanUp);
+    return () => void this.cleanUps.delete(cleanUp);
+  }
+
   close(): Promise<void> {
-    this.closing ??= Promise.allSettled([...this.daemons].map((d) => d.stop())).then(() => this.closeNow());
+    this.closing ??= (async () => {
+      // the last one registered first, as a figure's own finally blocks would run
+      for (const cleanUp of [...this.cleanUps].reverse()) await cleanUp().catch((err: unknown) => console.error(`bench: clean-up: ${err instanceof Error ? err.message : String(err)}`));
+      await Promise.allSettled([...this.daemons].map((d) => d.stop()));
+      this.closeNow();
+    })();
     return this.closing;
   }
 

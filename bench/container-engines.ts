@@ -60,6 +60,26 @@ export async function containerEngines(ctx: BenchContext, label: string): Promis
     await berthd.stop();
     throw err;
   }
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    try {
+      for (const e of engines) {
+        if (e.name === 'berth' && !berthd.running) continue;
+        // every container of berth's is the figure's; on the shared reference only the named ones are
+        await e.api.removeAll(await e.api.containersNamed(e.name === 'berth' ? '' : namePrefix));
+      }
+      for (const { engine, name } of networks) {
+        if (engine.name === 'berth' && !berthd.running) continue;
+        await engine.api.call('DELETE', `/networks/${name}`, [204, 404]);
+      }
+      if (loadedIntoReference) await engines[1].api.call('DELETE', `/images/${BUSYBOX}`, [200]);
+    } finally {
+      for (const e of engines) e.api.close();
+      await berthd.stop();
+    }
+  };
+  // also when Ctrl-C stops the run in the middle of the figure
+  const takeBack = ctx.atClose(() => (closing ??= close()));
   return {
     engines,
     berthd,
@@ -70,22 +90,9 @@ export async function containerEngines(ctx: BenchContext, label: string): Promis
       networks.push({ engine, name });
       return name;
     },
-    async close() {
-      try {
-        for (const e of engines) {
-          if (e.name === 'berth' && !berthd.running) continue;
-          // every container of berth's is the figure's; on the shared reference only the named ones are
-          await e.api.removeAll(await e.api.containersNamed(e.name === 'berth' ? '' : namePrefix));
-        }
-        for (const { engine, name } of networks) {
-          if (engine.name === 'berth' && !berthd.running) continue;
-          await engine.api.call('DELETE', `/networks/${name}`, [204, 404]);
-        }
-        if (loadedIntoReference) await engines[1].api.call('DELETE', `/images/${BUSYBOX}`, [200]);
-      } finally {
-        for (const e of engines) e.api.close();
-        await berthd.stop();
-      }
+    close() {
+      takeBack();
+      return (closing ??= close());
     },
   };
 }

@@ -80,7 +80,8 @@ export async function readInput<T>(): Promise<T> {
  * An address of the namespace that is not loopback, as a host's own address is, on a link of its
  * own: one end of a veth pair whose both ends stay in the namespace (this kernel has no dummy
  * links; traffic to a local address goes through loopback whatever link holds it). Removed, with
- * the pair, by the returned function, or at process exit if the bench stops first.
+ * the pair, by the returned function (once; later calls do nothing), or at process exit if the
+ * bench stops first.
  */
 export function addHostAddress(netns: string, link: string, address: string): () => void {
   execIn(netns, 'ip', ['link', 'add', link, 'type', 'veth', 'peer', 'name', `${link}-p`]);
@@ -88,10 +89,18 @@ export function addHostAddress(netns: string, link: string, address: string): ()
   const remove = () => {
     if (removed) return;
     removed = true;
-    process.off('exit', remove);
+    process.off('exit', removeAtExit);
     execIn(netns, 'ip', ['link', 'del', link]);
   };
-  process.on('exit', remove);
+  // at exit, a namespace already gone (a berthd's, removed when it stopped) took the link with it
+  const removeAtExit = () => {
+    try {
+      remove();
+    } catch {
+      // nothing more can be done at exit
+    }
+  };
+  process.on('exit', removeAtExit);
   try {
     execIn(netns, 'ip', ['addr', 'add', `${address}/32`, 'dev', link]);
     execIn(netns, 'ip', ['link', 'set', link, 'up']);

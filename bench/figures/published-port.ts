@@ -31,6 +31,17 @@ export const publishedPort: Figure = {
   async measure(ctx: BenchContext): Promise<Row[]> {
     const setup = await containerEngines(ctx, 'port');
     const undo: Array<() => void> = [];
+    const removeAddresses = () => {
+      for (const u of undo) {
+        try {
+          u();
+        } catch (err) {
+          ctx.progress(`the host address was not removed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    };
+    // before the engines' clean-up, which stops berthd and so removes its namespace
+    const takeBack = ctx.atClose(async () => removeAddresses());
     try {
       const engines = setup.engines.filter((e) => e.netns !== null);
       if (engines.length < setup.engines.length) ctx.progress(`the reference's namespace is unknown (${ctx.reference?.pidProblem}): berth only`);
@@ -60,14 +71,8 @@ export const publishedPort: Figure = {
         comparedRow(figure('the host\'s address'), 'req/s', hostAddress, { kind: 'atLeastReference' }, 'both engines through iptables DNAT'),
       ];
     } finally {
-      // before close() stops berthd, whose namespace goes with it
-      for (const u of undo) {
-        try {
-          u();
-        } catch (err) {
-          ctx.progress(`the host address was not removed: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      }
+      takeBack();
+      removeAddresses();
       await setup.close();
     }
   },
