@@ -1,4 +1,6 @@
-// One berthd in a directory of its own: socket, data root, exec root, pid file and an empty daemon.json.
+// One berthd in a directory of its own (socket, data root, exec root, pid file and an empty
+// daemon.json), run through `nsenter --net` in the network namespace it is given: its bridges,
+// iptables rules and published ports stay there. Its socket is a file, reached from any namespace.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +23,11 @@ export class BerthdProcess {
   private stderr = '';
   private readonly exited: Promise<void>;
 
-  private constructor(readonly dir: string) {
+  private constructor(
+    readonly dir: string,
+    /** the network namespace (a file) berthd runs in */
+    readonly netns: string,
+  ) {
     this.socket = path.join(dir, 'b.sock');
     this.pidFile = path.join(dir, 'pid');
     const configFile = path.join(dir, 'daemon.json');
@@ -35,15 +41,16 @@ export class BerthdProcess {
       '--config-file', configFile,
     ];
     this.spawnedAtMs = performance.now();
-    // bin/berthd is run as it is installed (a wrapper that sets node's flags), not through `node`.
-    this.proc = spawn(BERTHD, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // bin/berthd is run as it is installed (a wrapper that sets node's flags), not through `node`;
+    // nsenter execs it, so the child's pid is the wrapper's, then node's.
+    this.proc = spawn('nsenter', [`--net=${netns}`, '--', BERTHD, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     // Keep the tail only: it is there to explain a failed start.
     this.proc.stderr?.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-STDERR_KEPT_BYTES)));
     this.exited = new Promise((resolve) => this.proc.once('exit', () => resolve()));
   }
 
-  static spawn(dir: string): BerthdProcess {
-    return new BerthdProcess(dir);
+  static spawn(dir: string, netns: string): BerthdProcess {
+    return new BerthdProcess(dir, netns);
   }
 
   /** The daemon's own pid, from its pid file: bin/berthd may be a wrapper around it. */

@@ -1,5 +1,7 @@
-// Closed-loop DNS queriers, run in a worker thread so that the server under test keeps its own
-// core: each UDP socket sends a query, waits for the reply, and sends the next, for a fixed time.
+// Closed-loop DNS queriers, run in a worker thread (dns-lookup) or a process of their own in a
+// container's network namespace (container-dns, through dns-queriers-process.ts) so that the server
+// under test keeps its own core: each UDP socket sends a query, waits for the reply, and sends the
+// next, for a fixed time.
 // Kept cheap (one encoded query per socket, its ID rewritten; no timer per query) so that the
 // queriers are not what limits the rate. Posts back how many replies came and their latencies.
 import dgram from 'node:dgram';
@@ -9,8 +11,8 @@ import dnsPacket from 'dns-packet';
 export interface QueriersConfig {
   server: string;
   port: number;
-  /** The source address: the querying container's. */
-  from: string;
+  /** The source address: the querying container's; any when omitted (the kernel picks the route's). */
+  from?: string;
   name: string;
   queriers: number;
   durationMs: number;
@@ -27,7 +29,7 @@ export interface QueriersResult {
 /** A reply later than this fails the run. */
 const WAIT_MS = 1000;
 
-async function run(config: QueriersConfig): Promise<QueriersResult> {
+export async function runQueriers(config: QueriersConfig): Promise<QueriersResult> {
   const latencies: number[] = [];
   const start = performance.now();
   const busyBefore = performance.eventLoopUtilization();
@@ -69,7 +71,7 @@ function querier(config: QueriersConfig, index: number, until: number, latencies
 
 if (parentPort) {
   const port = parentPort;
-  run(workerData as QueriersConfig).then(
+  runQueriers(workerData as QueriersConfig).then(
     (result) => port.postMessage(result),
     (err: unknown) => port.postMessage({ error: err instanceof Error ? err.message : String(err) }),
   );

@@ -6,9 +6,24 @@ import http from 'node:http';
 const TIMEOUT_MS = 120_000;
 const QUOTED_CHARS = 500;
 
+/** The part of ContainerCreate's body the figures send. */
+export interface CreateConfig {
+  Image: string;
+  Cmd: string[];
+  ExposedPorts?: Record<string, object>;
+  HostConfig?: { NetworkMode?: string; PortBindings?: Record<string, Array<{ HostIp?: string; HostPort: string }>> };
+}
+
+/** The part of ContainerInspect's answer the figures read. */
+export interface ContainerInspect {
+  State: { Pid: number; Running: boolean };
+  NetworkSettings: { Networks: Record<string, { IPAddress: string; Gateway: string }> };
+}
+
 interface Answer {
   status: number;
   text: string;
+  body: Buffer;
 }
 
 /** One engine's socket. */
@@ -25,7 +40,7 @@ export class EngineApi {
   }
 
   /** POST /containers/create; the new container's ID. */
-  async create(config: { Image: string; Cmd: string[] }, name?: string): Promise<string> {
+  async create(config: CreateConfig, name?: string): Promise<string> {
     const query = name === undefined ? '' : `?name=${encodeURIComponent(name)}`;
     const answer = await this.call('POST', `/containers/create${query}`, [201], config);
     return (JSON.parse(answer.text) as { Id: string }).Id;
@@ -45,10 +60,27 @@ export class EngineApi {
     await this.call('DELETE', `/containers/${id}${force ? '?force=1' : ''}`, [204]);
   }
 
+  async inspect(id: string): Promise<ContainerInspect> {
+    const answer = await this.call('GET', `/containers/${id}/json`, [200]);
+    return JSON.parse(answer.text) as ContainerInspect;
+  }
+
+  /** The container's standard error so far, from its log (a container without a TTY: the stream is multiplexed). */
+  async stderr(id: string): Promise<string> {
+    const answer = await this.callRaw('GET', `/containers/${id}/logs?stderr=1`, [200]);
+    const parts: Buffer[] = [];
+    // each frame: the stream (2 for stderr), three zero bytes, the payload's length (big-endian), the payload
+    for (let at = 0; at + 8 <= answer.length; ) {
+      const size = answer.readUInt32BE(at + 4);
+      if (answer[at] === 2) parts.push(answer.subarray(at + 8, at + 8 + size));
+      at += 8 + size;
+    }
+    return Buffer.concat(parts).toString('utf8');
+  }
+
   /** The pid of the container's first process (0 when it is not running). */
   async pid(id: string): Promise<number> {
-    const answer = await this.call('GET', `/containers/${id}/json`, [200]);
-    return (JSON.parse(answer.text) as { State: { Pid: number } }).State.Pid;
+    return (await this.inspect(id)).State.Pid;
   }
 
   /** The IDs of the containers whose name starts with `prefix` (all of them for ''). */
@@ -61,6 +93,13 @@ export class EngineApi {
   /** Force-removes the given containers, a few at a time. */
   async removeAll(ids: string[], concurrency = 8): Promise<void> {
     await inBatches(ids, concurrency, (id) => this.remove(id, true));
+  }
+
+  /** As call(), with the answer's bytes as they came. */
+  private async callRaw(method: string, urlPath: string, expected: number[]): Promise<Buffer> {
+    const answer = await this.send(method, urlPath, undefined);
+    if (!expected.includes(answer.status)) throw new Error(`${method} ${urlPath} on ${this.socket} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, QUOTED_CHARS)}`);
+    return answer.body;
   }
 
   close(): void {
@@ -79,7 +118,10 @@ export class EngineApi {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, text: body.toString('utf8'), body });
+        });
       });
       req.end(payload);
     });

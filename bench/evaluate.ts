@@ -20,7 +20,7 @@ export function describeTarget(row: Row): string {
     case undefined:
       return '';
     case 'atLeastReference':
-      return 'ratio ≥ 1.0';
+      return `ratio ≥ ${(row.target.ratio ?? 1).toFixed(1)}`;
     case 'atMostReference':
       return `ratio ≤ ${(row.target.ratio ?? 1).toFixed(1)}`;
     case 'below':
@@ -33,7 +33,7 @@ function status(row: Row, ratio: number | null): Status | null {
     case undefined:
       return null;
     case 'atLeastReference':
-      return ratio === null ? 'n/a' : ratio >= 1 ? 'met' : 'not met';
+      return ratio === null ? 'n/a' : ratio >= (row.target.ratio ?? 1) ? 'met' : 'not met';
     case 'atMostReference':
       return ratio === null ? 'n/a' : ratio <= (row.target.ratio ?? 1) ? 'met' : 'not met';
     case 'below':

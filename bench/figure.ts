@@ -10,6 +10,12 @@ export interface BenchContext {
   spawnBerthd(label: string): BerthdProcess;
   /** A fresh directory for a figure's own files, removed at the end of the run. */
   makeDir(label: string): string;
+  /**
+   * A clean-up the run does at its end if the figure has not done it itself: the figure's own
+   * `finally` does not run when Ctrl-C or SIGTERM stops the run. Returns the function that takes it
+   * back, for the figure to call once it has cleaned up.
+   */
+  atClose(cleanUp: () => Promise<void>): () => void;
   /** Docker's engine, when BENCH_REFERENCE_SOCKET names one. */
   reference: ReferenceEngine | null;
   /** Progress, on stderr so that --json output stays clean. */
@@ -18,12 +24,14 @@ export interface BenchContext {
 
 /** The goal a row is held to, in the row's unit. */
 export type Target =
-  | { kind: 'atLeastReference' }
+  /** For rates: berth reaches at least `ratio` (1 when omitted) of the reference's. */
+  | { kind: 'atLeastReference'; ratio?: number }
   /** For times and memory: berth takes no more than `ratio` (1 when omitted) of the reference's. */
   | { kind: 'atMostReference'; ratio?: number }
   | { kind: 'below'; limit: number };
 
-export type Unit = 'req/s' | 'records/s' | 'ms' | 's' | 'MiB';
+/** MB/s: 10^6 bytes a second, as dd counts them. */
+export type Unit = 'req/s' | 'records/s' | 'ms' | 's' | 'MiB' | 'MB/s';
 
 export interface Row {
   figure: string;

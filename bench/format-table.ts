@@ -2,7 +2,7 @@
 import { describeTarget, type Result } from './evaluate.js';
 import type { Unit } from './figure.js';
 
-const DECIMALS: Record<Unit, number> = { 'req/s': 0, 'records/s': 0, ms: 2, s: 3, MiB: 1 };
+const DECIMALS: Record<Unit, number> = { 'req/s': 0, 'records/s': 0, ms: 2, s: 3, MiB: 1, 'MB/s': 0 };
 const HEADER = ['figure', 'berth', 'reference', 'ratio', 'target', 'status'];
 
 export function formatTable(results: Result[]): string {

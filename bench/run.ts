@@ -23,6 +23,7 @@ async function main(): Promise<void> {
       startBerthd: (label) => session.startBerthd(label),
       spawnBerthd: (label) => session.spawnBerthd(label),
       makeDir: (label) => session.makeDir(label),
+      atClose: (cleanUp) => session.atClose(cleanUp),
       reference,
       progress: (message) => console.error(`bench: ${message}`),
     };

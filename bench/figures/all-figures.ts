@@ -1,11 +1,15 @@
 // Every figure the benchmark takes, in the order it takes them. Memory comes first, while the
-// machine is quiet, then the codec's pure computation and the DNS server (in process); then the container figures, lightest first; the load test, which heats
-// everything, and the image transfers, which also load the disk, come last.
+// machine is quiet, then the codec's pure computation and the DNS server (in process); then the
+// container figures, lightest first (a run on the default bridge, then cycles with and without a
+// user network); then the load tests, which heat everything: DNS from inside a container, the API's
+// requests, HTTP through a published port, and a 1 GiB transfer between containers; the image
+// transfers, which also load the disk, come last.
 import type { Figure } from '../figure.js';
 import { concurrentRun } from './concurrent-run.js';
 import { containerCommit } from './container-commit.js';
 import { containerCopy } from './container-copy.js';
 import { containerCycle } from './container-cycle.js';
+import { containerDns } from './container-dns.js';
 import { containerExec } from './container-exec.js';
 import { containerList } from './container-list.js';
 import { containerRun } from './container-run.js';
@@ -13,8 +17,30 @@ import { dnsLookup } from './dns-lookup.js';
 import { endpointRecordCodec } from './endpoint-record-codec.js';
 import { idleMemory } from './idle-memory.js';
 import { imageLoadSave } from './image-load-save.js';
+import { networkCycle } from './network-cycle.js';
+import { networkThroughput } from './network-throughput.js';
+import { publishedPort } from './published-port.js';
 import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 
-export const allFigures: Figure[] = [idleMemory, runningMemory, startUpTime, endpointRecordCodec, dnsLookup, containerRun, containerExec, containerCycle, containerList, concurrentRun, containerCopy, containerCommit, requestLoad, imageLoadSave];
+export const allFigures: Figure[] = [
+  idleMemory,
+  runningMemory,
+  startUpTime,
+  endpointRecordCodec,
+  dnsLookup,
+  containerRun,
+  containerExec,
+  containerCycle,
+  networkCycle,
+  containerList,
+  concurrentRun,
+  containerCopy,
+  containerCommit,
+  containerDns,
+  requestLoad,
+  publishedPort,
+  networkThroughput,
+  imageLoadSave,
+];

@@ -9,6 +9,8 @@ export interface DnsAddresses {
 }
 
 export interface DnsRecords {
+  /** Changes whenever an answer may have changed (a network or endpoint added or removed): the server's replies are remembered until then. */
+  readonly version: number;
   /** Addresses of `name` (lower case, no trailing dot) as the querier at `source` may see them; undefined when no network of the querier knows the name (then the query is forwarded). */
   lookup(source: string, name: string): DnsAddresses | undefined;
   /** The names of `address` for PTR, when the querier's networks hold it. */

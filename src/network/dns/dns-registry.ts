@@ -46,14 +46,20 @@ const SHORT_ID_LENGTH = 12;
 const NO_ADDRESSES: DnsAddresses = { a: [], aaaa: [] };
 
 export class DnsRegistry implements DnsRecords {
+  private changes = 0;
   private readonly networks = new Map<string, Network>();
   /** Each container's endpoints in the order it joined their networks: the order names are looked for. */
   private readonly containers = new Map<string, Endpoint[]>();
   /** Container addresses on every network, to know a querier by its source address. */
   private readonly queriers = new Map<string, string>();
 
+  get version(): number {
+    return this.changes;
+  }
+
   addNetwork(id: string, name: string): void {
     if (this.networks.has(id)) return;
+    this.changes++;
     this.networks.set(id, { id, name, key: name.toLowerCase(), names: new Map(), byAddress: new Map(), endpoints: new Map() });
   }
 
@@ -62,6 +68,7 @@ export class DnsRegistry implements DnsRecords {
     if (!network) return;
     for (const containerId of [...network.endpoints.keys()]) this.removeEndpoint(id, containerId);
     this.networks.delete(id);
+    this.changes++;
   }
 
   /** Adds the container's endpoint on the network, replacing the one it had there. */
@@ -69,6 +76,7 @@ export class DnsRegistry implements DnsRecords {
     const network = this.networks.get(networkId);
     if (!network) throw new Error(`DNS registry: no network ${networkId}`);
     this.removeEndpoint(networkId, endpoint.containerId);
+    this.changes++;
     const ipv6 = endpoint.ipv6 === undefined ? undefined : canonicalAddress(endpoint.ipv6);
     const keys = new Set([endpoint.containerName, ...(endpoint.aliases ?? []), endpoint.containerId.slice(0, SHORT_ID_LENGTH)].map((n) => n.toLowerCase()));
     const ep: Endpoint = {
@@ -98,6 +106,7 @@ export class DnsRegistry implements DnsRecords {
     const network = this.networks.get(networkId);
     const ep = network?.endpoints.get(containerId);
     if (!network || !ep) return;
+    this.changes++;
     network.endpoints.delete(containerId);
     for (const key of ep.keys) {
       if (network.names.get(key)?.remove(ep) === 0) network.names.delete(key);

@@ -266,6 +266,41 @@ describe('DNS server: names of ours', () => {
     });
   });
 
+  it('answers a query it answered before with the same answer, under each query\'s own ID', async () => {
+    const first = await ask('db', { id: 100 });
+    const again = await ask('db', { id: 200 });
+    assert.equal(again.id, 200);
+    assert.deepEqual({ ...again, id: 100 }, first);
+    const [tcp] = await askTcp([queryPacket('db', { id: 300 })]);
+    assert.equal(tcp.id, 300);
+    assert.deepEqual(addresses(tcp), ['10.1.0.3']);
+  });
+
+  it('answers from the records as they are now: a container added or gone since the last answer', async () => {
+    const id = '9'.repeat(64);
+    assert.equal((await ask('newcomer')).rcode, 'SERVFAIL', 'not ours yet: forwarded, and no upstream');
+    registry.addEndpoint('n1', { containerId: id, containerName: 'newcomer', ipv4: '10.1.0.9' });
+    assert.deepEqual(addresses(await ask('newcomer')), ['10.1.0.9']);
+    assert.deepEqual(addresses(await ask('newcomer')), ['10.1.0.9']);
+    registry.addEndpoint('n1', { containerId: id, containerName: 'newcomer', ipv4: '10.1.0.19' });
+    assert.deepEqual(addresses(await ask('newcomer')), ['10.1.0.19']);
+    registry.removeEndpoint('n1', id);
+    assert.equal((await ask('newcomer')).rcode, 'SERVFAIL');
+  });
+
+  it('gives each querier its own answer to the same query', async () => {
+    upstreams = [{ address: UPSTREAM }];
+    upstream.answer = (q) => ({ answers: [{ name: q.questions![0].name, type: 'A', ttl: 30, data: '192.0.2.8' } as Answer] });
+    assert.deepEqual(addresses(await ask('web')), ['10.1.0.2']);
+    assert.deepEqual(addresses(await ask('web', { from: STRANGER })), ['192.0.2.8'], 'no container: forwarded');
+  });
+
+  it('still takes turns among the addresses of a shared alias when asked again', async () => {
+    const firsts = new Set<string>();
+    for (let i = 0; i < 3; i++) firsts.add(addresses(await ask('many', { ednsBytes: 4096 }))[0]);
+    assert.equal(firsts.size, 3);
+  });
+
   it('serves several addresses, and closes one alone', async () => {
     await server.listen(SECOND_SERVER);
     await assert.rejects(server.listen(SECOND_SERVER), /already listens/);

@@ -76,15 +76,19 @@ export class DnsServer {
   }
 
   private serveDatagram(udp: dgram.Socket, message: Buffer, peer: dgram.RemoteInfo): void {
-    void this.handler.handle(message, peer.address, 'udp').then((reply) => {
-      if (!reply) return;
-      try {
-        udp.send(reply, peer.port, peer.address, (err) => err && this.log?.debug({ err, peer }, 'dns: UDP reply not sent'));
-      } catch (err) {
-        // closed while the query was forwarded
-        this.log?.debug({ err, peer }, 'dns: UDP reply not sent');
-      }
-    });
+    // a query answered before is answered in this turn of the loop: no promise to settle first
+    const cached = this.handler.cached(message, peer.address, 'udp');
+    if (cached) return this.sendDatagram(udp, cached, peer);
+    void this.handler.handle(message, peer.address, 'udp').then((reply) => reply && this.sendDatagram(udp, reply, peer));
+  }
+
+  private sendDatagram(udp: dgram.Socket, reply: Buffer, peer: dgram.RemoteInfo): void {
+    try {
+      udp.send(reply, peer.port, peer.address, (err) => err && this.log?.debug({ err, peer }, 'dns: UDP reply not sent'));
+    } catch (err) {
+      // closed while the query was forwarded
+      this.log?.debug({ err, peer }, 'dns: UDP reply not sent');
+    }
   }
 
   /** Queries may follow one another on a connection (RFC 7766); each reply goes out when ready, and reading pauses while the client does not take them. */
