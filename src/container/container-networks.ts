@@ -9,7 +9,10 @@ import type { EndpointRecord } from '../network/endpoint-store.js';
 import type { NetworkRecord } from '../network/network-record.js';
 
 export interface ContainerNetworks {
-  attach(container: NetworkedContainer): Promise<NetworkAttachment>;
+  /** A run's namespace, addresses and host ports, before `runc create` (what the spec and /etc files need). */
+  prepare(container: NetworkedContainer): Promise<NetworkAttachment>;
+  /** The prepared run's plumbing, while runc creates the container; its process starts after it. */
+  plumb(containerId: string): Promise<void>;
   /** Undoes the run's networking; nothing to undo is no error. */
   detach(containerId: string): Promise<void>;
   /** The file of the container's network namespace, while it runs on a network of its own. */

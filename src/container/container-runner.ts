@@ -54,18 +54,20 @@ export class ContainerRunner {
   }
 
   /**
-   * Starts a run: mounts the root filesystem, writes the bundle, has conmon create the container
-   * and starts it. On any failure, everything it set up is undone before the error is thrown.
+   * Starts a run: mounts the root filesystem and prepares the network, writes the bundle, has
+   * conmon create the container while the network is plumbed, and starts it. On any failure,
+   * everything it set up is undone before the error is thrown.
    */
   async launch(record: ContainerRecord): Promise<RunHandle> {
     const { paths, rootfs, runc } = this.opts;
     const id = record.id;
     const bundle = paths.bundle(id);
     let created = false;
+    let plumbed: Promise<{ error: unknown } | undefined> | undefined;
     try {
-      // the root filesystem and the network are made side by side; a failure of either undoes both
+      // the root filesystem and the network's first half are made side by side; a failure of either undoes both
       const links = this.opts.links(record);
-      const [mounted, wired] = await Promise.allSettled([rootfs.mount(id), this.attachNetwork(record)]);
+      const [mounted, wired] = await Promise.allSettled([rootfs.mount(id), this.prepareNetwork(record)]);
       if (mounted.status === 'rejected') throw mounted.reason;
       if (wired.status === 'rejected') throw wired.reason;
       const rootfsPath = mounted.value;
@@ -87,6 +89,11 @@ export class ContainerRunner {
       writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(spec), { mode: 0o600 });
       await removeExitFiles({ exitDir: paths.exitDir, containerId: id, persistDir: paths.persistDir(id) });
       const terminal = record.config.Tty === true;
+      // the plugins plumb the namespace while runc creates the container; its process starts after both
+      plumbed = this.plumbNetwork(record).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
       const started = await startUnderConmon({
         containerId: id,
         name: record.name.slice(1),
@@ -105,9 +112,13 @@ export class ContainerRunner {
         leaveStdinOpen: record.config.OpenStdin === true && record.config.StdinOnce !== true,
       });
       created = true;
+      const failure = await plumbed;
+      if (failure !== undefined) throw failure.error;
       await runc.start(id);
       return { conmonPid: started.conmonPid, pid: started.containerPid };
     } catch (err) {
+      // the plugins' work is undone once it is over
+      await plumbed;
       await this.clear(id, { killFirst: created }).catch((e: unknown) => this.opts.log.warn({ err: e, id }, 'clearing a failed start'));
       if (err instanceof ContainerStartError) throw translateRuntimeError('create', id, err.runtimeMessage);
       throw err;
@@ -119,10 +130,14 @@ export class ContainerRunner {
     return JSON.parse(await readFile(path.join(this.opts.paths.bundle(id), 'config.json'), 'utf8')) as OciSpec;
   }
 
-  /** The run's networking, unless it joins another container's (namespaces.ts finds that one). */
-  private attachNetwork(record: ContainerRecord): Promise<NetworkAttachment | undefined> {
-    if ((record.hostConfig.NetworkMode ?? '').startsWith('container:')) return Promise.resolve(undefined);
-    return this.opts.networks.attach(networkedContainer(record));
+  /** The run's namespace, addresses and ports, unless it joins another container's (namespaces.ts finds that one). */
+  private prepareNetwork(record: ContainerRecord): Promise<NetworkAttachment | undefined> {
+    if (joinsAnother(record)) return Promise.resolve(undefined);
+    return this.opts.networks.prepare(networkedContainer(record));
+  }
+
+  private async plumbNetwork(record: ContainerRecord): Promise<void> {
+    if (!joinsAnother(record)) await this.opts.networks.plumb(record.id);
   }
 
   /**
@@ -181,9 +196,21 @@ export class ContainerRunner {
       if ((err as { kind?: string }).kind !== 'notFound') this.opts.log.debug({ err, id }, 'runc delete');
     }
     rmSync(this.opts.paths.bundle(id), { recursive: true, force: true });
-    await this.opts.networks.detach(id);
+    // the networking and the mounts are undone side by side, as they were made
     const shm = this.opts.paths.shmDir(id);
-    if (isMountPoint(shm)) await unmountShm(shm);
-    await this.opts.rootfs.unmount(id);
+    const undone = await Promise.allSettled([
+      this.opts.networks.detach(id),
+      (async () => {
+        if (isMountPoint(shm)) await unmountShm(shm);
+        await this.opts.rootfs.unmount(id);
+      })(),
+    ]);
+    const failed = undone.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   }
+}
+
+/** `--network container:<id>`: the run has no networking of its own. */
+function joinsAnother(record: ContainerRecord): boolean {
+  return (record.hostConfig.NetworkMode ?? '').startsWith('container:');
 }

@@ -66,7 +66,8 @@ export async function createNetworks(deps: NetworksDeps) {
     prune: (filters: FilterArgs) => attachments.pruneNetworks(filters),
   };
   const containers = {
-    attach: attachments.attach.bind(attachments),
+    prepare: attachments.prepare.bind(attachments),
+    plumb: attachments.plumb.bind(attachments),
     detach: attachments.detach.bind(attachments),
     netnsPath: attachments.netnsPath.bind(attachments),
     reconcile: attachments.reconcile.bind(attachments),

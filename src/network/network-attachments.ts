@@ -1,9 +1,10 @@
-// A container's networking for one run, made before `runc create` and undone when the run ends:
-// its network namespace (a file under the exec root, which runc joins), an endpoint on each of its
-// networks (the address allocated and saved first, then plumbed by the CNI plugins, whose result
-// is kept for the DEL), its published ports (held, then DNAT'd by portmap), and its names in the
-// embedded DNS server for user-defined networks, whose resolver is its first such network's
-// gateway. Anything that fails undoes what was done, so a container is never left half-wired.
+// A container's networking for one run, made in two halves and undone when the run ends: before
+// `runc create`, its network namespace (a file under the exec root, which runc joins), an endpoint
+// on each of its networks (the address allocated and saved) and its published ports (held); then,
+// while runc creates the container, the endpoints plumbed by the CNI plugins (whose result is kept
+// for the DEL; portmap DNATs the ports) and its names in the embedded DNS server for user-defined
+// networks, whose resolver is its first such network's gateway. Anything that fails undoes what
+// was done, so a container is never left half-wired.
 // After a restart of berthd, reconcile() keeps what live containers have and undoes the rest.
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -89,8 +90,19 @@ export interface NetworkAttachmentsDeps {
   log: Logger;
 }
 
+/** An endpoint prepare() allocated, for plumb() to plumb. */
+interface PlannedEndpoint {
+  network: NetworkRecord;
+  endpoint: EndpointRecord;
+  ports: PortMapping[];
+  defaultRoute: boolean;
+}
+
 export class NetworkAttachments {
-  private readonly resolvers = new Set<string>();
+  /** the DNS server's listeners by gateway; a promise, so that two containers starting at once on a new network listen once */
+  private readonly resolvers = new Map<string, Promise<void>>();
+  /** prepared runs, by container, until plumbed or detached */
+  private readonly planned = new Map<string, PlannedEndpoint[]>();
 
   constructor(private readonly deps: NetworkAttachmentsDeps) {}
 
@@ -120,8 +132,13 @@ export class NetworkAttachments {
     await this.deps.dns.server.closeAll();
   }
 
-  /** Wires the container for a run: host networking needs nothing, `none` (and NetworkDisabled) a namespace of its own with loopback. */
-  async attach(c: NetworkedContainer): Promise<NetworkAttachment> {
+  /**
+   * The first half of a run's wiring, before `runc create`: the namespace (host networking needs
+   * none; `none` and NetworkDisabled one with loopback alone), the endpoints' addresses allocated
+   * and saved, the host ports held: all that the spec and the /etc files need. The plugins' work
+   * is plumb()'s, while runc creates the container.
+   */
+  async prepare(c: NetworkedContainer): Promise<NetworkAttachment> {
     if (c.networkDisabled) {
       await createNetns(this.netnsPath(c.id));
       return { netnsPath: this.netnsPath(c.id), ports: [], dns: this.deps.daemonDns };
@@ -134,6 +151,7 @@ export class NetworkAttachments {
     const netnsPath = this.netnsPath(c.id);
     try {
       await createNetns(netnsPath);
+      const planned: PlannedEndpoint[] = [];
       let ports: PortMapping[] = [];
       let resolver: string | undefined;
       let address: string | undefined;
@@ -148,11 +166,11 @@ export class NetworkAttachments {
           const requests = portRequests(c.exposedPorts, c.portBindings, c.publishAllPorts === true);
           if (requests.length > 0) ports = await this.deps.ports.publish(c.id, requests, { name: c.name, id: endpoint.id });
         }
-        await this.plumb(network, endpoint, c.id, netnsPath, { ports: defaultRoute ? ports : [], defaultRoute });
+        planned.push({ network, endpoint, ports: defaultRoute ? ports : [], defaultRoute });
         address ??= endpoint.ipv4Address?.split('/')[0];
-        if (isUserDefined(network)) resolver ??= await this.serveDns(network, endpoint);
-        this.publish('connect', network, c.id);
+        if (isUserDefined(network) && network.driver === 'bridge') resolver ??= endpoint.gateway;
       }
+      this.planned.set(c.id, planned);
       const addresses = this.addressesOf(c.id);
       if (c.dns?.length) this.deps.dns.upstreams.set(addresses, c.dns);
       else if (!routed) this.deps.dns.upstreams.set(addresses, []);
@@ -163,11 +181,27 @@ export class NetworkAttachments {
     }
   }
 
+  /**
+   * The second half: each prepared endpoint plumbed by the CNI plugins (its network's rules and
+   * parent link first), its names served. A failure leaves the undoing to detach(), which the
+   * runner calls as it clears the failed start.
+   */
+  async plumb(containerId: string): Promise<void> {
+    const planned = this.planned.get(containerId) ?? [];
+    this.planned.delete(containerId);
+    for (const { network, endpoint, ports, defaultRoute } of planned) {
+      await this.plumbEndpoint(network, endpoint, containerId, this.netnsPath(containerId), { ports, defaultRoute });
+      if (isUserDefined(network)) await this.serveDns(network, endpoint);
+      this.publish('connect', network, containerId);
+    }
+  }
+
   /** Undoes a run's networking; what is already gone is no error (a crash may have come between). */
   async detach(containerId: string): Promise<void> {
+    this.planned.delete(containerId);
     const netnsPath = this.netnsPath(containerId);
     this.deps.dns.upstreams.forget(this.addressesOf(containerId));
-    for (const endpoint of [...this.deps.service.endpointsOf(containerId)].reverse()) await this.undo(endpoint, this.deps.service.find(endpoint.networkId));
+    for (const endpoint of [...this.deps.service.endpointsOf(containerId)].reverse()) await this.undo(endpoint, this.deps.service.find(endpoint.networkId), { namespaceGoes: true });
     this.deps.ports.release(containerId);
     await removeNetns(netnsPath);
   }
@@ -178,7 +212,7 @@ export class NetworkAttachments {
     const endpoint = this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name }, endpointSettings(config, []));
     try {
       if (network.driver !== 'null' && network.driver !== 'host') {
-        await this.plumb(network, endpoint, c.id, this.netnsPath(c.id), { ports: [], defaultRoute: false });
+        await this.plumbEndpoint(network, endpoint, c.id, this.netnsPath(c.id), { ports: [], defaultRoute: false });
         if (isUserDefined(network)) await this.serveDns(network, endpoint);
       }
     } catch (err) {
@@ -194,7 +228,7 @@ export class NetworkAttachments {
   async disconnect(containerId: string, term: string): Promise<NetworkRecord> {
     const network = this.deps.service.find(term);
     const endpoint = this.deps.service.endpointsOf(containerId).find((e) => e.networkId === network.id);
-    if (endpoint !== undefined) await this.undo(endpoint, network);
+    if (endpoint !== undefined) await this.undo(endpoint, network, { namespaceGoes: false });
     return network;
   }
 
@@ -225,13 +259,20 @@ export class NetworkAttachments {
     }
   }
 
-  private async undo(endpoint: EndpointRecord, network: NetworkRecord): Promise<void> {
+  /**
+   * Takes the endpoint away. When its namespace goes next, only portmap's DEL is needed: the
+   * bridge, macvlan and ipvlan plugins' DEL (with berth's static IPAM) deletes the interface in the
+   * namespace and nothing else, and the namespace's removal deletes it (and a veth's peer) in the
+   * kernel's own time, where the plugin's DEL waits tens of milliseconds for it.
+   */
+  private async undo(endpoint: EndpointRecord, network: NetworkRecord, opts: { namespaceGoes: boolean }): Promise<void> {
     const { containerId } = endpoint;
     this.deps.dns.registry.removeEndpoint(endpoint.networkId, containerId);
     const plumbing = endpoint.plumbing as Plumbing | undefined;
+    const outsideState = plumbing?.list.plugins.some((p) => p.type === 'portmap') ?? false;
     // portmap's DEL removes nothing unless given the port mappings its ADD was given
     const capabilityArgs = plumbing !== undefined && plumbing.ports.length > 0 ? { portMappings: plumbing.ports } : {};
-    if (plumbing !== undefined) {
+    if (plumbing !== undefined && (!opts.namespaceGoes || outsideState)) {
       // a DEL that fails (macvlan's refuses the configuration its ADD refused) must not keep the
       // address and the namespace: the interfaces in the namespace go with it all the same
       await this.deps.cni
@@ -251,7 +292,7 @@ export class NetworkAttachments {
     return this.deps.service.endpointsOf(containerId).flatMap((e) => [e.ipv4Address, e.ipv6Address].filter((a): a is string => a !== undefined).map((a) => a.split('/')[0]));
   }
 
-  private async plumb(network: NetworkRecord, endpoint: EndpointRecord, containerId: string, netnsPath: string, opts: { ports: PortMapping[]; defaultRoute: boolean }): Promise<void> {
+  private async plumbEndpoint(network: NetworkRecord, endpoint: EndpointRecord, containerId: string, netnsPath: string, opts: { ports: PortMapping[]; defaultRoute: boolean }): Promise<void> {
     if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
     if (network.madeParent !== undefined && network.parent !== undefined) {
       await ensureParentLink(network.parent, network.madeParent);
@@ -266,7 +307,7 @@ export class NetworkAttachments {
   }
 
   /** Registers the endpoint's names, and serves DNS on its network's gateway (made by the bridge plugin's ADD). */
-  private async serveDns(network: NetworkRecord, endpoint: EndpointRecord): Promise<string | undefined> {
+  private async serveDns(network: NetworkRecord, endpoint: EndpointRecord): Promise<void> {
     const { registry, server } = this.deps.dns;
     registry.addNetwork(network.id, network.name);
     registry.addEndpoint(network.id, {
@@ -279,12 +320,15 @@ export class NetworkAttachments {
     });
     const gateway = endpoint.gateway;
     // macvlan and ipvlan gateways are not berthd's: their containers use the host's resolvers
-    if (gateway === undefined || network.driver !== 'bridge') return undefined;
-    if (!this.resolvers.has(gateway)) {
-      await server.listen(gateway);
-      this.resolvers.add(gateway);
+    if (gateway === undefined || network.driver !== 'bridge') return;
+    let listening = this.resolvers.get(gateway);
+    if (listening === undefined) {
+      listening = server.listen(gateway);
+      this.resolvers.set(gateway, listening);
+      // a failed listen is tried again by the next container
+      listening.catch(() => this.resolvers.delete(gateway));
     }
-    return gateway;
+    await listening;
   }
 
   /** The container's networks in order: the one its NetworkMode names, then the others of EndpointsConfig. */

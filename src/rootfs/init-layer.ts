@@ -34,11 +34,46 @@ const INIT_ENTRIES: readonly InitEntry[] = [
 const MODE = 0o755;
 const ROOT = { uid: 0, gid: 0 };
 
+/** What the init layer holds over one image: the same for every container of it. */
+type InitStep = { rel: BytePath; kind: 'dir'; owner: { uid: number; gid: number }; mode: number } | { rel: BytePath; kind: 'file' } | { rel: BytePath; kind: 'symlink'; target: string };
+
+/**
+ * The plans made, by the image's layer directories: layers never change, so each image's is looked
+ * up once (a getfattr run and the lstats) rather than at every create. Bounded: past this many,
+ * the plans are made again as needed.
+ */
+const plans = new Map<string, Promise<InitStep[]>>();
+const MAX_PLANS = 256;
+
 /** Fills the empty directory `initDir` as the init layer over the layers `imageLayerDirs` (topmost first). */
 export async function makeInitLayer(initDir: string, imageLayerDirs: readonly string[]): Promise<void> {
+  const key = imageLayerDirs.join('\0');
+  let plan = plans.get(key);
+  if (plan === undefined) {
+    if (plans.size >= MAX_PLANS) plans.clear();
+    plan = planInitLayer(imageLayerDirs);
+    plans.set(key, plan);
+    plan.catch(() => plans.delete(key));
+  }
+  const at = (rel: BytePath) => path.join(initDir, rel);
+  for (const step of await plan) {
+    const file = at(step.rel);
+    if (step.kind === 'dir') {
+      makeDir(file, step.owner, step.mode);
+    } else if (step.kind === 'file') {
+      closeSync(openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, MODE));
+      own(file, ROOT, MODE);
+    } else {
+      symlinkSync(step.target, file);
+      lchownSync(file, ROOT.uid, ROOT.gid);
+    }
+  }
+}
+
+async function planInitLayer(imageLayerDirs: readonly string[]): Promise<InitStep[]> {
   const image = new LowerView([...imageLayerDirs]);
   await image.prefetchOpaque(new Set(INIT_ENTRIES.flatMap((e) => parentsOfRel(e.rel))));
-  const at = (rel: BytePath) => path.join(initDir, rel);
+  const steps: InitStep[] = [];
   const madeDirs = new Set<BytePath>();
   for (const entry of INIT_ENTRIES) {
     if ((await image.lookup(entry.rel))?.stats.isDirectory()) continue;
@@ -46,20 +81,12 @@ export async function makeInitLayer(initDir: string, imageLayerDirs: readonly st
       if (madeDirs.has(parent)) continue;
       const below = (await image.lookup(parent))?.stats;
       const copied = below?.isDirectory() ? { uid: Number(below.uid), gid: Number(below.gid), mode: Number(below.mode & 0o7777n) } : undefined;
-      makeDir(at(parent), copied ?? ROOT, copied?.mode ?? MODE);
+      steps.push({ rel: parent, kind: 'dir', owner: copied ?? ROOT, mode: copied?.mode ?? MODE });
       madeDirs.add(parent);
     }
-    const file = at(entry.rel);
-    if (entry.kind === 'dir') {
-      makeDir(file, ROOT, MODE);
-    } else if (entry.kind === 'file') {
-      closeSync(openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, MODE));
-      own(file, ROOT, MODE);
-    } else {
-      symlinkSync(entry.target, file);
-      lchownSync(file, ROOT.uid, ROOT.gid);
-    }
+    steps.push(entry.kind === 'dir' ? { rel: entry.rel, kind: 'dir', owner: ROOT, mode: MODE } : entry);
   }
+  return steps;
 }
 
 function makeDir(dir: string, owner: { uid: number; gid: number }, mode: number): void {
