@@ -21,7 +21,8 @@ import type { ContainerNetworks } from './container-networks.js';
 import type { NetworkAttachment } from '../network/network-attachments.js';
 import type { LinkedContainer } from './container-links.js';
 import { networkedContainer } from './networked-container.js';
-import { isMountPoint, unmountShm } from './spec/shm.js';
+import { isMountPoint } from '../runtime/mount-table.js';
+import { unmountShm } from './spec/shm.js';
 import type { ContainerRecord } from './container-record.js';
 
 export interface RunHandle {

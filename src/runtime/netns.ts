@@ -3,9 +3,10 @@
 // process in it, and runc joins it by path (linux.namespaces [{type: 'network', path}]) as the CNI
 // plugins enter it by CNI_NETNS. Loopback is brought up here, at creation, so a container with no
 // network (--network none) needs no CNI call, and a CNI list need not hold the loopback plugin.
-import { mkdir, open, readdir, readFile, realpath, rm, statfs } from 'node:fs/promises';
+import { mkdir, open, readdir, realpath, rm, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from './child-process.js';
+import { isMountPoint } from './mount-table.js';
 
 /** statfs(2)'s f_type of a namespace file (linux/magic.h NSFS_MAGIC) */
 const NSFS_MAGIC = 0x6e736673;
@@ -19,7 +20,7 @@ const NETNS_TIMEOUT_MS = 10_000;
  */
 export async function prepareNetnsDir(dir: string): Promise<{ release(): Promise<void> }> {
   await mkdir(dir, { recursive: true, mode: 0o755 });
-  const bound = !(await isMountPoint(dir));
+  const bound = !isMountPoint(await realpath(dir));
   await runCommand('mount', bound ? ['--bind', '--make-shared', dir, dir] : ['--make-shared', dir], { timeoutMs: NETNS_TIMEOUT_MS });
   return {
     /** Unbinds the folder when this bound it and no namespace is left in it (berthd's stop): a stopped berthd leaves no mount of its own. */
@@ -91,16 +92,6 @@ export async function listNetns(dir: string): Promise<NetnsFile[]> {
  */
 export function inNetns(netns: string | undefined, file: string, args: readonly string[]): [string, string[]] {
   return netns === undefined ? [file, [...args]] : ['nsenter', [`--net=${netns}`, '--', file, ...args]];
-}
-
-/** Whether `dir` is a mount point in berthd's mount namespace (/proc/self/mountinfo's fifth field, octal-escaped). */
-async function isMountPoint(dir: string): Promise<boolean> {
-  const mountinfo = await readFile('/proc/self/mountinfo', 'utf8');
-  const target = await realpath(dir);
-  return mountinfo.split('\n').some((line) => {
-    const mountPoint = line.split(' ')[4];
-    return mountPoint !== undefined && mountPoint.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))) === target;
-  });
 }
 
 /**

@@ -1,8 +1,9 @@
 // The /dev/shm of a container whose IPC others may join (IpcMode shareable): a tmpfs in the
 // container's own directory, bind-mounted into it and into its joiners, as dockerd's setupIpcDirs
 // mounts it (mode 1777, the ShmSize, nosuid, nodev, noexec).
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { runCommand } from '../../runtime/child-process.js';
+import { isMountPoint } from '../../runtime/mount-table.js';
 
 /** Mounts the tmpfs at dir (created if missing) unless it is mounted already. */
 export async function mountShm(dir: string, sizeBytes: number): Promise<void> {
@@ -15,13 +16,4 @@ export async function mountShm(dir: string, sizeBytes: number): Promise<void> {
 export async function unmountShm(dir: string): Promise<void> {
   if (!isMountPoint(dir)) return;
   await runCommand('umount', ['-l', dir]);
-}
-
-/** Whether dir is a mount point in this mount namespace (/proc/self/mountinfo's fifth field, octal escapes decoded). */
-export function isMountPoint(dir: string): boolean {
-  const info = readFileSync('/proc/self/mountinfo', 'utf8');
-  return info.split('\n').some((line) => {
-    const field = line.split(' ')[4];
-    return field !== undefined && field.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8))) === dir;
-  });
 }

@@ -1,0 +1,62 @@
+// The volumes' records: <dataRoot>/volume-records/<name>.json, one atomic write per change (a crash
+// leaves each whole or absent). A volume name is one safe path component (volume-name.ts), so it
+// names its file. A copy-up under way is marked by <name>.copy-up beside it: a volume whose mark
+// outlived a crash was filled only in part.
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../store/atomic-file.js';
+import type { VolumeRecord } from './volume-record.js';
+
+const RECORD = '.json';
+const COPY_UP_MARK = '.copy-up';
+
+export class VolumeRecords {
+  private readonly dir: string;
+
+  constructor(dataRoot: string) {
+    this.dir = path.join(dataRoot, 'volume-records');
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  /** The records, and the names whose copy-up was interrupted. Leftover temporary files go. */
+  load(): { records: VolumeRecord[]; interruptedCopyUps: string[] } {
+    const records: VolumeRecord[] = [];
+    const interruptedCopyUps: string[] = [];
+    for (const file of readdirSync(this.dir)) {
+      if (file.startsWith('.')) rmSync(path.join(this.dir, file), { force: true });
+      else if (file.endsWith(RECORD)) records.push(JSON.parse(readFileSync(path.join(this.dir, file), 'utf8')) as VolumeRecord);
+      else if (file.endsWith(COPY_UP_MARK)) interruptedCopyUps.push(file.slice(0, -COPY_UP_MARK.length));
+    }
+    return { records, interruptedCopyUps };
+  }
+
+  write(record: VolumeRecord): void {
+    writeFileAtomic(path.join(this.dir, record.name + RECORD), JSON.stringify(record));
+  }
+
+  remove(name: string): void {
+    rmSync(path.join(this.dir, name + RECORD), { force: true });
+    this.syncDir();
+  }
+
+  /** Marks a copy-up as begun, durably, before the first file is copied. */
+  markCopyUp(name: string): void {
+    writeFileSync(path.join(this.dir, name + COPY_UP_MARK), '');
+    this.syncDir();
+  }
+
+  /** The copy-up is whole: the files are synced first, so the mark's removal is the commit. */
+  clearCopyUp(name: string): void {
+    rmSync(path.join(this.dir, name + COPY_UP_MARK), { force: true });
+    this.syncDir();
+  }
+
+  private syncDir(): void {
+    const fd = openSync(this.dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
