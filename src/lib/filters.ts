@@ -69,6 +69,18 @@ export class FilterArgs {
     return false;
   }
 
+  /** Go's Args.Match: exactMatch, or one of the key's values, as a regular expression, found in `source` (one that does not compile matches nothing). */
+  regexpMatch(key: string, source: string): boolean {
+    if (this.exactMatch(key, source)) return true;
+    return this.values(key).some((pattern) => {
+      try {
+        return new RegExp(pattern).test(source);
+      } catch {
+        return false;
+      }
+    });
+  }
+
   /** Every `k` or `k=v` value of the key must be satisfied by `attributes` (dockerd's MatchKVList). */
   matchKeyValues(key: string, attributes: Readonly<Record<string, string>>): boolean {
     const values = this.fields.get(key);

@@ -24,8 +24,8 @@ export function selectNetworks<T extends NetworkUse>(all: readonly T[], filters:
   filters.validate(LIST_FILTERS);
   let selected = all.filter(({ network: n }) => {
     if (!filters.exactMatch('driver', n.driver)) return false;
-    if (filters.has('name') && !regexpMatch(filters, 'name', n.name)) return false;
-    if (filters.has('id') && !regexpMatch(filters, 'id', n.id)) return false;
+    if (filters.has('name') && !filters.regexpMatch('name', n.name)) return false;
+    if (filters.has('id') && !filters.regexpMatch('id', n.id)) return false;
     if (filters.has('label') && !filters.matchKeyValues('label', n.labels)) return false;
     return filters.exactMatch('scope', n.scope);
   });
@@ -62,16 +62,4 @@ export function pruneSelection(filters: FilterArgs): (use: NetworkUse) => boolea
     // dockerd spares a network only when every label! term matches it (MatchKVList)
     return !(filters.has('label!') && filters.matchKeyValues('label!', network.labels));
   };
-}
-
-/** Go's filters.Args.Match: an exact value, or any value as a regular expression found in the source. */
-function regexpMatch(filters: FilterArgs, key: string, source: string): boolean {
-  if (filters.exactMatch(key, source)) return true;
-  return filters.values(key).some((pattern) => {
-    try {
-      return new RegExp(pattern).test(source);
-    } catch {
-      return false;
-    }
-  });
 }
