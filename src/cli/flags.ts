@@ -30,6 +30,7 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   bip: 'bip',
   bridge: 'bridge',
   dns: 'dns',
+  pluginsDir: 'pluginsDir',
 };
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
@@ -58,7 +59,8 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--iptables [bool]', 'Enable addition of iptables rules', parseBool, defaults.iptables)
     .option('--bip <cidr>', 'Specify network bridge IP', defaults.bip)
     .option('-b, --bridge <name>', 'Attach containers to a network bridge', defaults.bridge)
-    .option('--dns <address>', 'DNS server to use (repeatable)', repeat, []);
+    .option('--dns <address>', 'DNS server to use (repeatable)', repeat, [])
+    .option('--plugins-dir <dir>', "Where legacy plugins' sockets and specs are looked for (Docker's directories by default)", defaults.pluginsDir);
   program.parse(argv, { from: 'user' });
 
   const opts = program.opts();

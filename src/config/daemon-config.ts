@@ -35,6 +35,8 @@ export interface DaemonConfig {
   bridge: string;
   /** DNS servers for containers: what the embedded DNS server forwards to, and the default bridge's resolv.conf (the host's when none). */
   dns: string[];
+  /** Where legacy plugins (volume drivers) are looked for, sockets and specs alike; Docker's directories when empty. */
+  pluginsDir: string;
 }
 
 export type ConfigField = keyof DaemonConfig;
@@ -68,6 +70,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'bip', fileKey: 'bip', type: 'string', reloadable: false },
   { field: 'bridge', fileKey: 'bridge', type: 'string', reloadable: false },
   { field: 'dns', fileKey: 'dns', type: 'string[]', reloadable: false },
+  { field: 'pluginsDir', fileKey: 'plugins-dir', type: 'string', reloadable: false },
 ];
 
 export const DEFAULT_SOCKET = '/run/berth/berth.sock';
@@ -95,6 +98,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     bip: '',
     bridge: '',
     dns: [],
+    pluginsDir: '',
   };
 }
 

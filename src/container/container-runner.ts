@@ -18,6 +18,7 @@ import { buildContainerSpec } from './spec/build-spec.js';
 import { HOSTS_FILE, withoutLinkHosts } from './spec/etc-files.js';
 import type { ContainerLookup } from './spec/namespaces.js';
 import type { ContainerNetworks } from './container-networks.js';
+import { volumeMountsOf, type ContainerVolumes } from './container-volumes.js';
 import type { NetworkAttachment } from '../network/network-attachments.js';
 import type { LinkedContainer } from './container-links.js';
 import { networkedContainer } from './networked-container.js';
@@ -42,6 +43,7 @@ export interface ContainerRunnerOptions {
   /** the legacy links' children of a container about to start (container-links.ts) */
   links: (record: ContainerRecord) => LinkedContainer[];
   networks: ContainerNetworks;
+  volumes: Pick<ContainerVolumes, 'mountFor' | 'unmountFor'>;
 }
 
 export type { LostRun };
@@ -66,12 +68,12 @@ export class ContainerRunner {
     let created = false;
     let plumbed: Promise<{ error: unknown } | undefined> | undefined;
     try {
-      // the root filesystem and the network's first half are made side by side; a failure of either undoes both
+      // the root filesystem, the volumes and the network's first half are made side by side; a failure of any undoes all
       const links = this.opts.links(record);
-      const [mounted, wired] = await Promise.allSettled([rootfs.mount(id), this.prepareNetwork(record)]);
-      if (mounted.status === 'rejected') throw mounted.reason;
-      if (wired.status === 'rejected') throw wired.reason;
-      const rootfsPath = mounted.value;
+      const [mounted, volumeSources, wired] = await Promise.allSettled([rootfs.mount(id), this.opts.volumes.mountFor(id, volumeMountsOf(record)), this.prepareNetwork(record)]);
+      for (const r of [mounted, volumeSources, wired]) if (r.status === 'rejected') throw r.reason;
+      const rootfsPath = (mounted as PromiseFulfilledResult<string>).value;
+      const sources = (volumeSources as PromiseFulfilledResult<Map<string, string>>).value;
       const spec = await buildContainerSpec({
         id,
         config: record.config,
@@ -80,8 +82,9 @@ export class ContainerRunner {
         rootfsPath,
         containerDir: paths.dir(id),
         shmDir: paths.shmDir(id),
-        mountPoints: record.mountPoints,
-        network: wired.value,
+        // a plugin's volume is where its Mount said, this run
+        mountPoints: record.mountPoints.map((m) => (m.Type === 'volume' && sources.has(m.Destination) ? { ...m, Source: sources.get(m.Destination) ?? m.Source } : m)),
+        network: (wired as PromiseFulfilledResult<NetworkAttachment | undefined>).value,
         links,
         lookup: this.opts.lookup,
       });
@@ -197,10 +200,11 @@ export class ContainerRunner {
       if ((err as { kind?: string }).kind !== 'notFound') this.opts.log.debug({ err, id }, 'runc delete');
     }
     rmSync(this.opts.paths.bundle(id), { recursive: true, force: true });
-    // the networking and the mounts are undone side by side, as they were made
+    // the networking, the volumes and the mounts are undone side by side, as they were made
     const shm = this.opts.paths.shmDir(id);
     const undone = await Promise.allSettled([
       this.opts.networks.detach(id),
+      this.opts.volumes.unmountFor(id),
       (async () => {
         if (isMountPoint(shm)) await unmountShm(shm);
         await this.opts.rootfs.unmount(id);

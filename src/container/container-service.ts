@@ -26,8 +26,8 @@ import { populateRootfs } from './populate-rootfs.js';
 import { restartDelayMs, startsWithDaemon } from './restart-policy.js';
 import type { RunSignals } from './run-signals.js';
 import { parseSignal as signalNumber } from './config/stop-signal.js';
-import type { VolumeProvider } from './spec/local-volumes.js';
 import { resolveMountPoints } from './spec/resolve-mounts.js';
+import type { ContainerVolumes } from './container-volumes.js';
 import { applyUpdate } from './update/container-update.js';
 import type { ContainerUpdate } from './update/update-body.js';
 
@@ -69,7 +69,7 @@ export interface ContainerServiceOptions {
   store: ContainerStore;
   runner: ContainerRunner;
   rootfs: RootfsStore;
-  volumes: VolumeProvider;
+  volumes: ContainerVolumes;
   events: ContainerEvents;
   runs: RunSignals;
   health: HealthProbes;
@@ -152,7 +152,7 @@ export class ContainerService {
         volumes: this.opts.volumes,
         containers: (ref) => this.store.find(ref),
       });
-      await populateRootfs(this.opts.rootfs, id, { workingDir: config.WorkingDir, mountPoints });
+      await populateRootfs(this.opts.rootfs, this.opts.volumes, id, { workingDir: config.WorkingDir, mountPoints });
       const record: ContainerRecord = {
         id,
         name,

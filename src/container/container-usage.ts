@@ -1,6 +1,6 @@
-// What containers use of other areas: the one port that images (and next volumes and networks)
-// ask before they delete anything. It is given to those areas at construction and has no default,
-// so an area that is not told who uses its objects does not compile.
+// What containers use of other areas: the one port that images and volumes ask before they
+// delete anything. It is given to those areas at construction and has no default, so an area
+// that is not told who uses its objects does not compile.
 import type { Digest } from '../image/digest.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { isActive } from './container-state.js';
@@ -11,6 +11,8 @@ export interface ContainerUsage {
   imageUsers(imageId: Digest): { active: string[]; inactive: string[] };
   /** The top layer of every container's root filesystem: image garbage collection keeps their stacks. */
   layersInUse(): Digest[];
+  /** The containers (any state) that mount the volume, by ID. */
+  volumeUsers(name: string): string[];
 }
 
 /** The usage the stored records and root filesystems show (records and mounts are loaded at construction). */
@@ -23,5 +25,6 @@ export function containerUsage(store: ContainerStore, rootfs: RootfsStore): Cont
       return { active, inactive };
     },
     layersInUse: () => rootfs.list().flatMap((r) => (r.topLayer === null ? [] : [r.topLayer])),
+    volumeUsers: (name) => store.all().flatMap((r) => (r.mountPoints.some((m) => m.Type === 'volume' && m.Name === name) ? [r.id] : [])),
   };
 }

@@ -2,7 +2,6 @@
 // instances (health checks run as execs), recovery of what ran while the daemon was away, and the
 // operations the API serves. The records come loaded (create-container-store.ts), because images
 // must know before this who uses them.
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
@@ -23,8 +22,8 @@ import { ExecProcesses } from './exec/exec-processes.js';
 import { ExecService } from './exec/exec-service.js';
 import { joinableContainers } from './joinable-containers.js';
 import { RunSignals } from './run-signals.js';
-import { LocalVolumes } from './spec/local-volumes.js';
 import { defaultBridgeAddress, type ContainerNetworks } from './container-networks.js';
+import { volumeMountsOf, type ContainerVolumes } from './container-volumes.js';
 import { hasProcess } from './container-state.js';
 import { linkedContainers } from './container-links.js';
 import { networkConnectApi } from './container-network-connect.js';
@@ -39,6 +38,7 @@ export interface ContainersDeps {
   rootfs: RootfsStore;
   images: ContainerImages;
   networks: ContainerNetworks;
+  volumes: ContainerVolumes;
 }
 
 export async function createContainers(deps: ContainersDeps) {
@@ -48,13 +48,14 @@ export async function createContainers(deps: ContainersDeps) {
   const runcPath = resolveCommand('runc');
   const events = new ContainerEvents(deps.events, store);
   const runs = new RunSignals();
-  const { networks } = deps;
+  const { networks, volumes } = deps;
   const links = (record: ContainerRecord) => linkedContainers({ find: (ref) => store.find(ref), defaultBridgeAddress: (id) => defaultBridgeAddress(networks, id) }, record);
-  const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks, links });
+  const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks, volumes, links });
   const processes = new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir });
   const execs = new ExecService({ store, runs, events, runner, rootfs, processes, log });
-  const volumes = new LocalVolumes(path.join(dataRoot, 'volumes'));
   const service = new ContainerService({ store, runner, rootfs, volumes, events, runs, health: execs, log });
+  // the mounts of runs that were live come back first, so that the ends recovery finds unmount them
+  await volumes.restoreMounts(store.all().filter((r) => hasProcess(r.state.status)).map((r) => ({ containerId: r.id, mounts: volumeMountsOf(r) })));
   await service.recover(deps.records.incomplete);
   // what ran on while berthd was away keeps its networking; the rest of what networks hold goes
   await networks.reconcile(service.list().filter((r) => hasProcess(r.state.status)).map(networkedContainer));

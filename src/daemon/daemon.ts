@@ -12,6 +12,7 @@ import { createImages } from '../image/create-images.js';
 import { createNetworks } from '../network/create-networks.js';
 import { createRootfs } from '../rootfs/create-rootfs.js';
 import { createSystem } from '../system/create-system.js';
+import { createVolumes } from '../volume/create-volumes.js';
 import { lockDataRoot } from './data-root-lock.js';
 import { writePidfile } from './pidfile.js';
 
@@ -46,9 +47,10 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const images = createImages({ dataRoot, events, log, usage: records.usage });
     const networks = await createNetworks({ dataRoot, execRoot, events, log, settings: { iptables: config.iptables, bip: config.bip, bridge: config.bridge, dns: config.dns } });
     undo.push(() => networks.shutdown());
-    const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers });
+    const volumes = await createVolumes({ dataRoot, events, log, users: records.usage.volumeUsers, pluginsDir: config.pluginsDir });
+    const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers });
     undo.push(() => containers.shutdown());
-    const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory }, networkDrivers: networks.drivers });
+    const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory, volumes: volumes.inventory }, networkDrivers: networks.drivers });
 
     api = createApiServer(
       {
@@ -59,6 +61,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         exec: containers.execApi,
         network: networks.api,
         networkConnect: containers.networkConnectApi,
+        volume: volumes.api,
       },
       log,
     );

@@ -28,7 +28,7 @@ export function createImagesWithoutUsage(dataRoot: string, events: EventBus, log
 
 /** What containers use: `users` per image ID, and no root filesystem. */
 function usageOf(users: Map<string, string[]>): ContainerUsage {
-  return { imageUsers: (id) => ({ active: [], inactive: users.get(id) ?? [] }), layersInUse: () => [] };
+  return { imageUsers: (id) => ({ active: [], inactive: users.get(id) ?? [] }), layersInUse: () => [], volumeUsers: () => [] };
 }
 
 /** A sink that keeps each message as dockerd's JSON would name it. */

@@ -3,9 +3,9 @@
 import { listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
 import type { EventBus } from '../events/event-bus.js';
 import { loadEngineId } from './engine-id.js';
-import { SystemService, type ContainerInventory, type ImageInventory } from './system-service.js';
+import { SystemService, type ContainerInventory, type ImageInventory, type VolumeInventory } from './system-service.js';
 
-export function createSystem(deps: { config: DaemonConfig; events: EventBus; inventories: { images: ImageInventory; containers: ContainerInventory }; networkDrivers: readonly string[] }) {
+export function createSystem(deps: { config: DaemonConfig; events: EventBus; inventories: { images: ImageInventory; containers: ContainerInventory; volumes: VolumeInventory }; networkDrivers: readonly string[] }) {
   const { config } = deps;
   const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
   const service = new SystemService({

@@ -1,6 +1,6 @@
 // The facts behind /version and /info, what the data root holds (/system/df), and the events
 // behind /events. The counts and sizes come from each area's usage provider, so that every area
-// (volumes and the build cache next) joins both answers in this one place.
+// (the build cache next) joins both answers in this one place.
 import { statfsSync } from 'node:fs';
 import path from 'node:path';
 import type { ContainerCounts } from '../container/container-inventory.js';
@@ -8,6 +8,7 @@ import type { ContainerView } from '../container/container-view.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { EngineEvent } from '../events/event.js';
 import type { Image } from '../image/image-store.js';
+import type { VolumeView } from '../volume/volume-service.js';
 import type { ItemSink, StreamSession } from '../lib/stream-session.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
 import { INIT_BINARY } from '../runtime/tool-path.js';
@@ -40,11 +41,19 @@ export interface ContainerInventory {
   dataUsage(): ContainerView[];
 }
 
+/** What the volume area tells /system/df and /info. */
+export interface VolumeInventory {
+  dataUsage(): Promise<Array<{ view: VolumeView; size: number; refCount: number }>>;
+  /** the volume drivers /info lists among its plugins */
+  drivers(): string[];
+}
+
 /** GET /system/df's answer, in the areas' own terms. */
 export interface DataUsage {
   layersSizeBytes: number;
   images: Array<{ image: Image; sharedSizeBytes: number; containers: number }>;
   containers: ContainerView[];
+  volumes: Array<{ view: VolumeView; size: number; refCount: number }>;
 }
 
 /** The daemon settings /info reports, which SIGHUP may change. */
@@ -69,6 +78,7 @@ export interface InfoFacts {
   systemTime: string;
   loggingDriver: string;
   networkDrivers: readonly string[];
+  volumeDrivers: readonly string[];
   eventListeners: number;
   dataRoot: string;
   proxies: { http: string; https: string; no: string };
@@ -85,7 +95,7 @@ export interface SystemServiceOptions {
   dataRoot: string;
   events: EventBus;
   settings: ReportedSettings;
-  inventories: { images: ImageInventory; containers: ContainerInventory };
+  inventories: { images: ImageInventory; containers: ContainerInventory; volumes: VolumeInventory };
   /** the network drivers /info lists among its plugins */
   networkDrivers: readonly string[];
   /** Warnings about how the daemon was started, such as plain TCP. */
@@ -149,6 +159,7 @@ export class SystemService {
       systemTime: formatRfc3339Nano(nowNanos()),
       loggingDriver: 'json-file',
       networkDrivers: this.opts.networkDrivers,
+      volumeDrivers: this.opts.inventories.volumes.drivers(),
       eventListeners: this.opts.events.subscriberCount,
       dataRoot: this.opts.dataRoot,
       proxies: {
@@ -174,8 +185,9 @@ export class SystemService {
   }
 
   /** What the data root holds, area by area. */
-  dataUsage(): DataUsage {
-    return { ...this.opts.inventories.images.dataUsage(), containers: this.opts.inventories.containers.dataUsage() };
+  async dataUsage(): Promise<DataUsage> {
+    const { images, containers, volumes } = this.opts.inventories;
+    return { ...images.dataUsage(), containers: containers.dataUsage(), volumes: await volumes.dataUsage() };
   }
 
   events(req: EventsRequest): StreamSession<ItemSink<EngineEvent>> {

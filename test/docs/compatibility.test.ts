@@ -8,6 +8,7 @@ import type { ContainerBackend } from '../../src/api/routes/container/backend.js
 import type { ExecBackend } from '../../src/api/routes/exec/backend.js';
 import type { ImageBackend } from '../../src/api/routes/image/backend.js';
 import type { ImageCommitBackend } from '../../src/api/routes/image/commit-backend.js';
+import type { VolumeBackend } from '../../src/api/routes/volume/backend.js';
 import type { NetworkBackend } from '../../src/api/routes/network/backend.js';
 import type { NetworkConnectBackend } from '../../src/api/routes/network/connect-backend.js';
 import type { SystemBackend } from '../../src/api/routes/system/backend.js';
@@ -99,7 +100,8 @@ describe('docs/COMPATIBILITY.md', () => {
     const commit = new Proxy({} as ImageCommitBackend, { get: () => unused });
     const network: NetworkBackend = { list: unused, inspect: unused, create: unused, remove: unused, prune: unused };
     const networkConnect: NetworkConnectBackend = { connect: unused, disconnect: unused };
-    const served = allRoutes({ system, image, commit, container, exec, network, networkConnect }).map(key).sort();
+    const volume: VolumeBackend = { list: unused, inspect: unused, create: unused, remove: unused, prune: unused };
+    const served = allRoutes({ system, image, commit, container, exec, network, networkConnect, volume }).map(key).sort();
     const claimed = doc.rows.filter((r) => r.status !== 'not yet').map(key).sort();
     assert.deepEqual(claimed, served);
   });

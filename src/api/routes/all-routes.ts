@@ -10,8 +10,11 @@ import { imageRoutes } from './image/routes.js';
 import type { NetworkBackend } from './network/backend.js';
 import type { NetworkConnectBackend } from './network/connect-backend.js';
 import { networkRoutes } from './network/routes.js';
+import { pluginRoutes } from './plugin/routes.js';
 import type { SystemBackend } from './system/backend.js';
 import { systemRoutes } from './system/routes.js';
+import type { VolumeBackend } from './volume/backend.js';
+import { volumeRoutes } from './volume/routes.js';
 
 export interface Backends {
   system: SystemBackend;
@@ -23,6 +26,7 @@ export interface Backends {
   network: NetworkBackend;
   /** POST /networks/{id}/connect and /disconnect, served by the containers */
   networkConnect: NetworkConnectBackend;
+  volume: VolumeBackend;
 }
 
 export function allRoutes(backends: Backends): Route[] {
@@ -32,5 +36,7 @@ export function allRoutes(backends: Backends): Route[] {
     ...containerRoutes(backends.container),
     ...execRoutes(backends.exec),
     ...networkRoutes(backends.network, backends.networkConnect),
+    ...volumeRoutes(backends.volume),
+    ...pluginRoutes(),
   ];
 }

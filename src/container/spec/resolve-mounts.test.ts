@@ -5,12 +5,14 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { ContainerConfig, HostConfig } from '../config/types.js';
 import { collectMounts, parseMount } from '../config/validate-mounts.js';
-import { LocalVolumes } from './local-volumes.js';
+import { pino } from 'pino';
+import { EventBus } from '../../events/event-bus.js';
+import { createVolumes } from '../../volume/create-volumes.js';
 import { resolveMountPoints, type MountPoint } from './resolve-mounts.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'berth-mounts-'));
 after(() => rmSync(root, { recursive: true, force: true }));
-const volumes = new LocalVolumes(path.join(root, 'volumes'));
+const { containers: volumes } = await createVolumes({ dataRoot: root, events: new EventBus(), log: pino({ level: 'silent' }), users: () => [], pluginsDir: path.join(root, 'plugins') });
 const resolve = (hostConfig: HostConfig, config: ContainerConfig = {}, others: Record<string, MountPoint[]> = {}) =>
   resolveMountPoints({
     config,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { notFound } from '../../errors.js';
 import type { ContainerConfig, HostConfig } from '../config/types.js';
 import { tmpfsMountOptions, type ParsedMount } from '../config/validate-mounts.js';
-import type { VolumeProvider } from './local-volumes.js';
+import type { ContainerVolumes } from '../container-volumes.js';
 
 /** One of inspect's Mounts, plus what the spec and the copy-up need (the camelCase fields, not shown). */
 export interface MountPoint {
@@ -38,7 +38,7 @@ export interface ResolveMountsInput {
   hostConfig: HostConfig;
   /** Binds then Mounts, as the create normalizer parsed and checked them (collectMounts) */
   mounts: readonly ParsedMount[];
-  volumes: VolumeProvider;
+  volumes: Pick<ContainerVolumes, 'ensure'>;
   /** the mount points of another container, for VolumesFrom; undefined when there is no such container */
   containers: (idOrName: string) => { mountPoints: MountPoint[] } | undefined;
 }
@@ -70,14 +70,14 @@ export async function resolveMountPoints(input: ResolveMountsInput): Promise<Mou
   for (const spec of Object.keys(input.config.Volumes ?? {})) {
     const destination = cleanPath(spec);
     if (points.has(destination) || tmpfsDestinations.has(destination)) continue;
-    const v = await volumes.ensure(undefined, {});
+    const v = await volumes.ensure(undefined, { driver: hc.VolumeDriver ?? '' });
     points.set(destination, { Type: 'volume', Name: v.name, Source: v.hostPath, Destination: destination, Driver: v.driver, Mode: '', RW: true, Propagation: '', copyData: true, anonymous: true });
   }
   return [...points.values()];
 }
 
 /** A parsed mount as a mount point, its volume made (or found) when it names one. */
-async function toMountPoint(p: ParsedMount, volumes: VolumeProvider): Promise<MountPoint> {
+async function toMountPoint(p: ParsedMount, volumes: Pick<ContainerVolumes, 'ensure'>): Promise<MountPoint> {
   const common = { Destination: p.destination, RW: p.rw };
   switch (p.type) {
     case 'bind': {
@@ -88,7 +88,8 @@ async function toMountPoint(p: ParsedMount, volumes: VolumeProvider): Promise<Mo
       return point;
     }
     case 'volume': {
-      const v = await volumes.ensure(p.name === '' ? undefined : p.name, { labels: p.spec?.VolumeOptions?.Labels, noCopy: !p.copyData });
+      const options = p.spec?.VolumeOptions;
+      const v = await volumes.ensure(p.name === '' ? undefined : p.name, { driver: p.driver, driverOpts: options?.DriverConfig?.Options ?? null, labels: options?.Labels ?? null });
       // inspect shows `z` for a local volume given without a mode
       const point: MountPoint = { Type: 'volume', Name: v.name, Source: v.hostPath, ...common, Driver: v.driver, Mode: p.mode === '' ? 'z' : p.mode, Propagation: '', copyData: p.copyData };
       if (p.name === '') point.anonymous = true;

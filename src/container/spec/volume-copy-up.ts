@@ -1,9 +1,11 @@
 // The image's content under a volume's destination copied into the volume, as dockerd's
 // populateVolumes does at create (v20.10 container.CopyImagePathContent, copyExistingContents):
-// only into an empty volume, with owners, modes, times, links and xattrs kept, and the volume's
-// own directory then given the owner and mode of the image's.
+// only into an empty volume (the volume area checks, and marks the copy so a crash can't leave a
+// half-filled volume that passes for a full one), with owners, modes, times, links and xattrs
+// kept, and the volume's own directory then given the owner and mode of the image's.
 import { chmodSync, chownSync, readdirSync, statSync } from 'node:fs';
 import { runCommand } from '../../runtime/child-process.js';
+import type { ContainerVolumes } from '../container-volumes.js';
 import { resolveInRoot } from './in-root-path.js';
 import type { MountPoint } from './resolve-mounts.js';
 
@@ -11,9 +13,9 @@ import type { MountPoint } from './resolve-mounts.js';
 const COPY_TIMEOUT_MS = 30 * 60_000;
 
 /** Copies into each volume marked copyData; the caller runs it once, with the container's root filesystem mounted at rootfs. */
-export async function copyImageContentToVolumes(rootfs: string, mountPoints: readonly MountPoint[]): Promise<void> {
+export async function copyImageContentToVolumes(rootfs: string, mountPoints: readonly MountPoint[], volumes: Pick<ContainerVolumes, 'copyUpInto'>): Promise<void> {
   for (const m of mountPoints) {
-    if (m.Type !== 'volume' || !m.copyData) continue;
+    if (m.Type !== 'volume' || !m.copyData || m.Name === undefined) continue;
     const source = resolveInRoot(rootfs, m.Destination);
     let st;
     try {
@@ -22,12 +24,13 @@ export async function copyImageContentToVolumes(rootfs: string, mountPoints: rea
       continue; // nothing in the image there
     }
     if (!st.isDirectory()) continue;
-    if (readdirSync(m.Source).length > 0) continue;
-    if (readdirSync(source).length > 0) {
-      // cp -a keeps what tar would: owners, modes, times, links, xattrs
-      await runCommand('cp', ['-a', '--', `${source}/.`, `${m.Source}/`], { timeoutMs: COPY_TIMEOUT_MS });
-    }
-    chownSync(m.Source, st.uid, st.gid);
-    chmodSync(m.Source, st.mode & 0o7777);
+    await volumes.copyUpInto(m.Name, async (dir) => {
+      if (readdirSync(source).length > 0) {
+        // cp -a keeps what tar would: owners, modes, times, links, xattrs
+        await runCommand('cp', ['-a', '--', `${source}/.`, `${dir}/`], { timeoutMs: COPY_TIMEOUT_MS });
+      }
+      chownSync(dir, st.uid, st.gid);
+      chmodSync(dir, st.mode & 0o7777);
+    });
   }
 }

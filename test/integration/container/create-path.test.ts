@@ -13,6 +13,7 @@ import { createContainerStore } from '../../../src/container/create-container-st
 import { createContainers } from '../../../src/container/create-containers.js';
 import { EventBus } from '../../../src/events/event-bus.js';
 import { createImages } from '../../../src/image/create-images.js';
+import { createVolumes } from '../../../src/volume/create-volumes.js';
 import { createNetworks } from '../../../src/network/create-networks.js';
 import { createRootfs } from '../../../src/rootfs/create-rootfs.js';
 import { tempDir } from '../../helpers/berthd.js';
@@ -43,7 +44,8 @@ describe('ContainerService.create, without HTTP', () => {
     await images.api.load().run({ out: progress, input: Readable.from([await busyboxImageArchive()]), signal: new AbortController().signal });
     assert.deepEqual(lines, ['Loaded image: busybox:latest\n']);
     networks = await createNetworks({ dataRoot, execRoot, events, log, settings: { iptables: false, bip: '', bridge: '', dns: [] } });
-    containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers });
+    const volumes = await createVolumes({ dataRoot, events, log, users: records.usage.volumeUsers, pluginsDir: path.join(dir, 'plugins') });
+    containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers });
   });
 
   after(async () => {

@@ -8,7 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import type { ContainerConfig, HostConfig } from '../../../src/container/config/types.js';
 import { buildContainerSpec } from '../../../src/container/spec/build-spec.js';
 import { heldCapabilities, KNOWN_CAPABILITIES } from '../../../src/container/spec/capabilities.js';
-import { LocalVolumes } from '../../../src/container/spec/local-volumes.js';
+import { createVolumes } from '../../../src/volume/create-volumes.js';
+import { EventBus } from '../../../src/events/event-bus.js';
+import { pino } from 'pino';
 import type { JoinableContainer } from '../../../src/container/spec/namespaces.js';
 import { parseBind } from '../../../src/container/config/validate-mounts.js';
 import { resolveMountPoints, type MountPoint } from '../../../src/container/spec/resolve-mounts.js';
@@ -159,7 +161,7 @@ describe('container spec', () => {
       config: {},
       hostConfig: { Tmpfs: { '/run': 'size=1m,mode=700' } },
       mounts: [parseBind(`${src}:/mnt/src:ro`)],
-      volumes: new LocalVolumes(path.join(dir, 'volumes')),
+      volumes: await volumeArea(dir),
       containers: () => undefined,
     });
     const script = 'touch /x 2>&1; touch /etc/hosts 2>&1; cat /mnt/src/file; touch /mnt/src/y 2>&1; touch /run/ok && echo run ok; mount | grep " /run "';
@@ -203,10 +205,10 @@ describe('container spec', () => {
   });
 
   it("copies the image's content into a new volume", async () => {
-    const volumes = new LocalVolumes(path.join(dir, 'volumes'));
+    const volumes = await volumeArea(dir);
     const mountPoints = await resolveMountPoints({ config: { Volumes: { '/etc': {} } }, hostConfig: {}, mounts: [], volumes, containers: () => undefined });
     assert.equal(mountPoints.length, 1);
-    await copyImageContentToVolumes(rootfs, mountPoints);
+    await copyImageContentToVolumes(rootfs, mountPoints, volumes);
     assert.equal(readFileSync(path.join(mountPoints[0].Source, 'passwd'), 'utf8'), readFileSync(path.join(rootfs, 'etc/passwd'), 'utf8'));
     const out = await run('volume', 'grep test /etc/passwd; mount | grep -c " /etc "', { mountPoints });
     assert.equal(out, 'test:x:1000:1000::/home/test:/bin/sh\n1\n');
@@ -235,3 +237,9 @@ describe('container spec', () => {
     await runc.delete('donor', { force: true });
   });
 });
+
+/** The real volume area over a scratch data root, with no container using anything. */
+async function volumeArea(dataRoot: string) {
+  const area = await createVolumes({ dataRoot, events: new EventBus(), log: pino({ level: 'silent' }), users: () => [], pluginsDir: path.join(dataRoot, 'plugins') });
+  return area.containers;
+}

@@ -9,5 +9,5 @@ export interface SystemBackend {
   info(): Promise<InfoFacts>;
   /** Checks since and until (400); the session sends past events (when asked for) and live ones. */
   events(req: EventsRequest): StreamSession<ItemSink<EngineEvent>>;
-  dataUsage(): DataUsage;
+  dataUsage(): Promise<DataUsage>;
 }
