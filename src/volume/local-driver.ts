@@ -130,7 +130,8 @@ async function mountDevice(options: LocalMountOptions, target: string): Promise<
     await runCommand('mount', [...args, '--', options.device, target], { timeoutMs: MOUNT_TIMEOUT_MS });
   } catch (err) {
     const said = err instanceof CommandError ? err.stderr.trim() || err.message : String(err);
-    const reason = said.replace(/^mount: /, '').replace(`${target}: `, '');
+    // mount(8)'s first line, without its "mount: <target>: " and its closing period
+    const reason = said.split('\n')[0].replace(/^mount: /, '').replace(`${target}: `, '').replace(/\.$/, '');
     throw new EngineError('system', `failed to mount local volume: mount ${options.device}:${target}${mountErrorDetail(options.o)}: ${reason}`);
   }
 }
