@@ -3,8 +3,8 @@
 // archive, and removed again at the end, if it lacks it). Containers on the shared reference are
 // named with a prefix of the run's own, so that only the figure's are removed there; on berth,
 // which is the figure's alone, every container is removed at the end (a container left running
-// would outlive berthd under its conmon). Networks a figure makes are named with the same prefix
-// and removed after the containers.
+// would outlive berthd under its conmon). Networks and volumes a figure makes are named with the
+// same prefix and removed after the containers.
 import { randomBytes } from 'node:crypto';
 import { busyboxImageArchive } from '../test/helpers/busybox-image.js';
 import type { BerthdProcess } from './berthd-process.js';
@@ -67,6 +67,10 @@ export async function containerEngines(ctx: BenchContext, label: string): Promis
         if (e.name === 'berth' && !berthd.running) continue;
         // every container of berth's is the figure's; on the shared reference only the named ones are
         await e.api.removeAll(await e.api.containersNamed(e.name === 'berth' ? '' : namePrefix));
+      }
+      for (const e of engines) {
+        if (e.name === 'berth' && !berthd.running) continue;
+        await e.api.removeVolumesNamed(namePrefix);
       }
       for (const { engine, name } of networks) {
         if (engine.name === 'berth' && !berthd.running) continue;

@@ -96,6 +96,13 @@ export class EngineApi {
   }
 
   /** As call(), with the answer's bytes as they came. */
+  /** Removes the volumes whose names start with the prefix. */
+  async removeVolumesNamed(prefix: string): Promise<void> {
+    const { Volumes } = JSON.parse((await this.call('GET', '/volumes', [200])).text) as { Volumes: Array<{ Name: string }> | null };
+    const names = (Volumes ?? []).map((v) => v.Name).filter((n) => n.startsWith(prefix));
+    await inBatches(names, 8, (name) => this.call('DELETE', `/volumes/${name}`, [204, 404]));
+  }
+
   private async callRaw(method: string, urlPath: string, expected: number[]): Promise<Buffer> {
     const answer = await this.send(method, urlPath, undefined);
     if (!expected.includes(answer.status)) throw new Error(`${method} ${urlPath} on ${this.socket} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, QUOTED_CHARS)}`);

@@ -1,7 +1,7 @@
 // Every figure the benchmark takes, in the order it takes them. Memory comes first, while the
 // machine is quiet, then the codec's pure computation and the DNS server (in process); then the
 // container figures, lightest first (a run on the default bridge, then cycles with and without a
-// user network); then the load tests, which heat everything: DNS from inside a container, the API's
+// user network, and volumes); then the load tests, which heat everything: DNS from inside a container, the API's
 // requests, HTTP through a published port, and a 1 GiB transfer between containers; the image
 // transfers, which also load the disk, come last.
 import type { Figure } from '../figure.js';
@@ -23,6 +23,7 @@ import { publishedPort } from './published-port.js';
 import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
+import { volumes } from './volumes.js';
 
 export const allFigures: Figure[] = [
   idleMemory,
@@ -38,6 +39,7 @@ export const allFigures: Figure[] = [
   concurrentRun,
   containerCopy,
   containerCommit,
+  volumes,
   containerDns,
   requestLoad,
   publishedPort,
