@@ -102,11 +102,17 @@ export class LocalDriver implements VolumeDriver {
     }
   }
 
-  /** CreatedAt is the change time of `_data`, as dockerd's local driver reads it (it moves as files come and go). */
   describe(name: string): Promise<VolumeDescription> {
-    const mountpoint = path.join(this.root, name, '_data');
-    const changed = lstatOrUndefined(mountpoint)?.ctime;
-    return Promise.resolve({ mountpoint, ...(changed ? { createdAt: rfc3339Seconds(changed) } : {}) });
+    return Promise.resolve({ mountpoint: this.mountpoint(name) });
+  }
+
+  mountpoint(name: string): string {
+    return path.join(this.root, name, '_data');
+  }
+
+  /** When a directory found without a record was made, as near as the filesystem says. */
+  changedAt(name: string): Date {
+    return lstatOrUndefined(path.join(this.root, name))?.ctime ?? new Date();
   }
 
   /** `_data`, checked: a real directory under a real directory of the root. */
@@ -134,11 +140,6 @@ async function mountDevice(options: LocalMountOptions, target: string): Promise<
     const reason = said.split('\n')[0].replace(/^mount: /, '').replace(`${target}: `, '').replace(/\.$/, '');
     throw new EngineError('system', `failed to mount local volume: mount ${options.device}:${target}${mountErrorDetail(options.o)}: ${reason}`);
   }
-}
-
-/** dockerd's CreatedAt: RFC 3339 to the second. */
-export function rfc3339Seconds(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function outsideRoot(p: string): EngineError {

@@ -45,7 +45,7 @@ export class VolumeRecords {
     this.syncDir();
   }
 
-  /** The copy-up is whole: the files are synced first, so the mark's removal is the commit. */
+  /** The copy-up is whole: the mark's removal is its commit. */
   clearCopyUp(name: string): void {
     rmSync(path.join(this.dir, name + COPY_UP_MARK), { force: true });
     this.syncDir();

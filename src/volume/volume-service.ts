@@ -12,14 +12,13 @@ import { conflict, EngineError, notFound } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import { directorySizeBytes } from '../lib/directory-size.js';
 import type { FilterArgs } from '../lib/filters.js';
-import { runCommand } from '../runtime/child-process.js';
 import { LOCAL_DRIVER } from './local-driver.js';
 import { PluginError } from './plugin-client.js';
 import type { VolumeDescription } from './volume-driver.js';
 import type { VolumeDrivers } from './volume-drivers.js';
 import { selectPrunable, selectVolumes } from './volume-filters.js';
 import { checkVolumeName } from './volume-name.js';
-import type { VolumeRecord } from './volume-record.js';
+import { rfc3339Seconds, type VolumeRecord } from './volume-record.js';
 import type { VolumeRecords } from './volume-records.js';
 
 /** Which containers (by ID, any state) reference each volume. */
@@ -84,7 +83,7 @@ export class VolumeService {
     }
     for (const name of local.directories()) {
       if (this.volumes.has(name)) continue;
-      const record: VolumeRecord = { name, driver: LOCAL_DRIVER, labels: null, options: null, scope: 'local' };
+      const record: VolumeRecord = { name, driver: LOCAL_DRIVER, createdAt: rfc3339Seconds(local.changedAt(name)), labels: null, options: null, scope: 'local' };
       this.deps.records.write(record);
       this.volumes.set(name, record);
     }
@@ -117,16 +116,14 @@ export class VolumeService {
         const known = this.volumes.get(v.name);
         if (known !== undefined && known.driver !== driver.name) continue;
         mountpoints.set(v.name, v.mountpoint);
-        if (known === undefined) unrecorded.push({ name: v.name, driver: driver.name, labels: null, options: null, scope: 'local' });
+        if (known === undefined) unrecorded.push({ name: v.name, driver: driver.name, createdAt: ZERO_TIME, labels: null, options: null, scope: 'local' });
       }
     }
-    const selected = selectVolumes([...this.volumes.values(), ...unrecorded], filters, this.deps.users);
-    const volumes = await Promise.all(
-      selected.map(async (record) => {
-        if (record.driver === LOCAL_DRIVER) return this.view(record);
-        return { record, mountpoint: mountpoints.get(record.name) ?? '', createdAt: ZERO_TIME };
-      }),
-    );
+    const local = this.deps.drivers.local;
+    const volumes = selectVolumes([...this.volumes.values(), ...unrecorded], filters, this.deps.users).map((record): VolumeView => {
+      if (record.driver === LOCAL_DRIVER) return { record, mountpoint: local.mountpoint(record.name), createdAt: record.createdAt };
+      return { record, mountpoint: mountpoints.get(record.name) ?? '', createdAt: ZERO_TIME };
+    });
     return { volumes, warnings };
   }
 
@@ -260,8 +257,9 @@ export class VolumeService {
 
   /**
    * Fills a volume through `fill` if it is empty (with the image's content at its mount path), the
-   * volume mounted for it. A mark on disk brackets the copy: a copy a crash cut short is emptied
-   * at the next start rather than taken for a filled volume.
+   * volume mounted for it. A mark on disk brackets the copy: a copy a crash of berthd cut short is
+   * emptied at the next start rather than taken for a filled volume. (The copied files are not
+   * synced, as dockerd does not: a crash of the machine may leave them short.)
    */
   async copyUpInto(name: string, fill: (dir: string) => Promise<void>): Promise<void> {
     const record = this.get(name);
@@ -272,7 +270,6 @@ export class VolumeService {
       if (readdirSync(dir).length > 0) return;
       this.deps.records.markCopyUp(name);
       await fill(dir);
-      await runCommand('sync', ['-f', dir]);
       this.deps.records.clearCopyUp(name);
     } finally {
       await driver.unmount(name, mountId).catch((err: unknown) => this.deps.log.warn({ err, volume: name }, 'unmounting a volume after its copy-up'));
@@ -304,7 +301,8 @@ export class VolumeService {
       }
       throw inContext(`get ${record.name}: error while checking if volume "${record.name}" exists in driver "${record.driver}"`, err);
     }
-    return { record, ...description, createdAt: description.createdAt ?? ZERO_TIME };
+    // a plugin's own CreatedAt, or Go's zero time as dockerd shows one without
+    return { record, ...description, createdAt: record.driver === LOCAL_DRIVER ? record.createdAt : (description.createdAt ?? ZERO_TIME) };
   }
 
   /**
@@ -323,7 +321,7 @@ export class VolumeService {
       if (record === undefined) {
         try {
           await driver.create(name, want.options);
-          record = { name, driver: driver.name, labels: want.labels, options: want.options, scope: await driver.scope() };
+          record = { name, driver: driver.name, createdAt: rfc3339Seconds(new Date()), labels: want.labels, options: want.options, scope: await driver.scope() };
           this.deps.records.write(record);
         } catch (err) {
           if (record) await driver.remove(name).catch(() => {});
