@@ -45,10 +45,13 @@ export class VolumeRecords {
     this.syncDir();
   }
 
-  /** The copy-up is whole: the mark's removal is its commit. */
+  /**
+   * The copy-up is whole: the mark's removal is its commit. Not synced, which would flush the
+   * copied files with it: a journaling filesystem commits in order, so a mark a machine's crash
+   * brings back means nothing written to the volume since was made durable either.
+   */
   clearCopyUp(name: string): void {
     rmSync(path.join(this.dir, name + COPY_UP_MARK), { force: true });
-    this.syncDir();
   }
 
   private syncDir(): void {
