@@ -1,7 +1,8 @@
 // Volumes through the docker CLI: `docker run --rm -v NEWVOL:/data busybox true`, a new volume each
 // round (its creation is part of the run); `docker create` of a container whose new volume is
 // filled with the image's 50 MiB directory (the copy-up is most of the create); and `docker volume
-// ls` with 500 volumes. Every volume is named with the figure's prefix and goes at its end.
+// ls` with 500 volumes, and the same list through the API alone (the CLI's own start is most of
+// the CLI's time on either engine). Every volume is named with the figure's prefix and goes at its end.
 import { BUSYBOX, containerEngines, type ContainerEngine } from '../container-engines.js';
 import { docker } from '../docker-cli.js';
 import { inBatches } from '../engine-api.js';
@@ -47,10 +48,17 @@ export const volumes: Figure = {
         return ls.ms;
       });
       if (listed.get('berth') !== VOLUMES) throw new Error(`docker volume ls on berth listed ${listed.get('berth')} of the ${VOLUMES} volumes`);
+      // the engine's own share, without the CLI's start (about 12 ms here, on both engines)
+      const listApi = await alternateRounds(ctx, setup.engines, { warmUps: WARM_UPS, rounds: ROUNDS, unit: 'ms' }, async ({ api }) => {
+        const started = process.hrtime.bigint();
+        await api.call('GET', '/volumes', [200]);
+        return Number(process.hrtime.bigint() - started) / 1e6;
+      });
       return [
         comparedRow('docker run --rm -v NEWVOL:/data busybox true (CLI)', 'ms', run, { kind: 'atMostReference', ratio: 0.5 }),
         comparedRow(`docker create -v NEWVOL:/big, ${COPY_UP_MIB} MiB copied up from the image (CLI)`, 'ms', copyUp, { kind: 'atMostReference', ratio: 1 }),
         comparedRow(`docker volume ls with ${VOLUMES} volumes (CLI)`, 'ms', list, { kind: 'atMostReference', ratio: 0.5 }),
+        comparedRow(`GET /volumes with ${VOLUMES} volumes (API)`, 'ms', listApi),
       ];
     } finally {
       for (const engine of setup.engines) await engine.api.call('DELETE', `/images/${bigImage}`, [200, 404]).catch(() => undefined);

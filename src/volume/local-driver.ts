@@ -107,7 +107,8 @@ export class LocalDriver implements VolumeDriver {
   }
 
   mountpoint(name: string): string {
-    return path.join(this.root, name, '_data');
+    // a name is one path component (volume-name.ts): no join needed, and a list of hundreds asks
+    return `${this.root}/${name}/_data`;
   }
 
   /** When a directory found without a record was made, as near as the filesystem says. */

@@ -2,7 +2,8 @@
 // order dockerd 20.10 writes them (Go sorts nothing here: the struct's order).
 
 export interface Volume {
-  CreatedAt?: string;
+  /** absent when nothing says when (JSON drops undefined) */
+  CreatedAt: string | undefined;
   Driver: string;
   Labels: Record<string, string> | null;
   Mountpoint: string;
