@@ -2,7 +2,7 @@
 // leaves each whole or absent). A volume name is one safe path component (volume-name.ts), so it
 // names its file. A copy-up under way is marked by <name>.copy-up beside it: a volume whose mark
 // outlived a crash was filled only in part.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import type { VolumeRecord } from './volume-record.js';
@@ -37,6 +37,11 @@ export class VolumeRecords {
   remove(name: string): void {
     rmSync(path.join(this.dir, name + RECORD), { force: true });
     this.syncDir();
+  }
+
+  /** Whether a copy-up into the volume was begun and never finished. */
+  copyUpMarked(name: string): boolean {
+    return existsSync(path.join(this.dir, name + COPY_UP_MARK));
   }
 
   /** Marks a copy-up as begun, durably, before the first file is copied. */

@@ -267,6 +267,8 @@ export class VolumeService {
     const mountId = randomBytes(32).toString('hex');
     const dir = await driver.mount(name, mountId);
     try {
+      // a copy cut short and not emptied at start (its driver was away then) is not a full volume
+      if (this.deps.records.copyUpMarked(name)) emptyDirectory(dir);
       if (readdirSync(dir).length > 0) return;
       this.deps.records.markCopyUp(name);
       await fill(dir);
@@ -354,7 +356,7 @@ export class VolumeService {
       const mountId = randomBytes(32).toString('hex');
       const dir = await driver.mount(name, mountId);
       try {
-        for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
+        emptyDirectory(dir);
       } finally {
         await driver.unmount(name, mountId);
       }
@@ -389,6 +391,10 @@ export class VolumeService {
 /** The ID a container's mount goes by with its driver: the same for the same mount after a restart, so its unmount matches. */
 function mountIdOf(containerId: string, destination: string): string {
   return createHash('sha256').update(`${containerId}:${destination}`).digest('hex');
+}
+
+function emptyDirectory(dir: string): void {
+  for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
 }
 
 function hasOptions(record: VolumeRecord): boolean {
