@@ -5,7 +5,7 @@
 // short is not taken for a filled volume, and the records (and a bare directory made by hand) are
 // found again. berthd shares the test's mount namespace, so /proc/self/mountinfo shows its mounts.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, existsSync, statSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { Berthd, tempDir } from '../../helpers/berthd.js';
@@ -20,6 +20,7 @@ import { startVolumePlugin, type VolumePlugin } from '../../helpers/volume-plugi
 
 const daemons: Berthd[] = [];
 const plugins: VolumePlugin[] = [];
+const namespaces: string[] = [];
 
 function track(d: Berthd): Berthd {
   daemons.push(d);
@@ -42,7 +43,6 @@ afterEach(async () => {
   if (failures.length > 0) throw failures[0];
 });
 
-const namespaces: string[] = [];
 
 /** A berthd with busybox in a namespace of its own, tracked. */
 async function startFirst(args: string[] = []): Promise<Berthd> {
