@@ -26,8 +26,10 @@ export async function copyImageContentToVolumes(rootfs: string, mountPoints: rea
     if (!st.isDirectory()) continue;
     await volumes.copyUpInto(m.Name, async (dir) => {
       if (readdirSync(source).length > 0) {
-        // cp -a keeps what tar would: owners, modes, times, links, xattrs
-        await runCommand('cp', ['-a', '--', `${source}/.`, `${dir}/`], { timeoutMs: COPY_TIMEOUT_MS });
+        // cp -a keeps what tar would: owners, modes, times, links, xattrs. It dies with berthd
+        // (setpriv's parent-death signal): one that outlived a crash would go on filling the volume
+        // after the next start emptied it, and a part of the image would pass for the whole
+        await runCommand('setpriv', ['--pdeathsig', 'KILL', '--', 'cp', '-a', '--', `${source}/.`, `${dir}/`], { timeoutMs: COPY_TIMEOUT_MS });
       }
       chownSync(dir, st.uid, st.gid);
       chmodSync(dir, st.mode & 0o7777);
