@@ -11,6 +11,7 @@ import { CommandError, runCommand } from '../runtime/child-process.js';
 import { isMountPoint } from '../runtime/mount-table.js';
 import { localMountOptions, mountErrorDetail, type LocalMountOptions } from './local-options.js';
 import type { VolumeDescription, VolumeDriver } from './volume-driver.js';
+import { isVolumeName } from './volume-name.js';
 
 export const LOCAL_DRIVER = 'local';
 /** a mount of a network filesystem that does not answer still ends */
@@ -31,10 +32,10 @@ export class LocalDriver implements VolumeDriver {
     mkdirSync(root, { recursive: true, mode: 0o701 });
   }
 
-  /** The volumes present as directories: the records' local volumes, and bare ones a record does not know. */
+  /** The volumes present as directories with a `_data` (the records' local volumes, and bare ones a record does not know), under names a volume may have. */
   directories(): string[] {
     return readdirSync(this.root, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
+      .filter((e) => e.isDirectory() && isVolumeName(e.name) && lstatOrUndefined(path.join(this.root, e.name, '_data'))?.isDirectory() === true)
       .map((e) => e.name);
   }
 

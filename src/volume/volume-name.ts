@@ -4,6 +4,10 @@ import { invalidParameter } from '../errors.js';
 
 const VALID_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
 
+export function isVolumeName(name: string): boolean {
+  return VALID_NAME.test(name);
+}
+
 export function checkVolumeName(name: string): void {
   // Go counts bytes: a one-byte name is too short, "é" has invalid characters
   if (Buffer.byteLength(name) === 1) throw invalidParameter(`create ${name}: volume name is too short, names should be at least two alphanumeric characters`);
