@@ -312,10 +312,10 @@ export class VolumeService {
    * that is not the volume's is a conflict; options and labels sent again are ignored (dockerd 20.10).
    */
   private createOrGet(name: string, want: { driver: string; options: Record<string, string> | null; labels: Record<string, string> | null }): Promise<VolumeRecord> {
-    checkVolumeName(name);
     return this.serial(name, async () => {
-      // the driver is looked up before the name, as dockerd: an unknown one is a 404 even for a known name
+      // the driver is looked up before the name is checked or known, as dockerd: an unknown one is a 404 even for a bad or a known name
       const driver = withContext(`create ${name}`, () => this.deps.drivers.get(want.driver || LOCAL_DRIVER));
+      checkVolumeName(name);
       let record = this.volumes.get(name);
       if (record !== undefined && want.driver !== '' && record.driver !== driver.name) {
         throw conflict(`create ${name}: driver '${record.driver}' already has volume '${name}': volume name must be unique`);
