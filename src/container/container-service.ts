@@ -487,11 +487,14 @@ export class ContainerService {
     );
   }
 
-  /** Records the end of a run, clears it, tells the waiters, and applies the restart policy or AutoRemove. */
+  /** Records the end of a run: publishes die, clears the run, saves the exit, tells the waiters, and applies the restart policy or AutoRemove. */
   private async recordExit(record: ContainerRecord, exit: ExitRecord | LostRun, startedAtMs: number, finish: () => void = () => {}): Promise<void> {
-    await this.opts.runner.clear(record.id, { killFirst: true }).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'clearing an ended run'));
     const lost = 'lost' in exit;
     const exitCode = lost ? 255 : exit.exitCode;
+    // die comes before what clearing the run tells (volume unmounts, network disconnects), as dockerd's
+    if (!lost && exit.oomKilled) this.publish(record, 'oom');
+    this.publish(record, 'die', { exitCode: String(exitCode) });
+    await this.opts.runner.clear(record.id, { killFirst: true }).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'clearing an ended run'));
     const finishedAtNs = exit.finishedAtNs;
     const ranForMs = Number(finishedAtNs / 1_000_000n) - startedAtMs;
     const delayMs = this.shuttingDown
@@ -516,8 +519,6 @@ export class ContainerService {
       if (s.health && s.health.Log.length === 0) delete s.health;
     });
     this.runs.delete(record.id);
-    if (record.state.oomKilled) this.publish(record, 'oom');
-    this.publish(record, 'die', { exitCode: String(exitCode) });
     finish();
     this.opts.runs.ended(record.id);
     this.notify(record, ['not-running', 'next-exit']);
