@@ -62,3 +62,13 @@ export function leftovers(d: Berthd): Leftovers {
     conmons: conmonsOf(d),
   };
 }
+
+/** Whether a process of that pid exists (a zombie counts). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

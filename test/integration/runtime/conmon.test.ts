@@ -1,5 +1,6 @@
 // Real containers under conmon and runc: output in the k8s-file log, exit codes in exit files,
 // survival of the process that started them, runc's messages on failure, terminal resize.
+import { alive } from '../../helpers/leftovers.js';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
@@ -71,15 +72,6 @@ async function until(what: string, test: () => boolean | Promise<boolean>, timeo
   while (!(await test())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,6 +1,7 @@
 // docker volume create, ls, inspect, rm and prune, /system/df's Volumes, /info's volume plugins and
 // the Plugin routes, against a real berthd: the codes, bodies and messages the reference engine
 // (dockerd 20.10) gives for the same requests.
+import type { Volume as WireVolume } from '../../../src/api/types/volume.js';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,17 +10,6 @@ import { tempDir, type Berthd } from '../../helpers/berthd.js';
 import { startWithBusybox, teardown } from '../../helpers/containers.js';
 import type { RawResponse } from '../../helpers/http.js';
 
-interface WireVolume {
-  CreatedAt?: string;
-  Driver: string;
-  Labels: Record<string, string> | null;
-  Mountpoint: string;
-  Name: string;
-  Options: Record<string, string> | null;
-  Scope: string;
-  Status?: unknown;
-  UsageData?: { RefCount: number; Size: number };
-}
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const q = (value: unknown) => encodeURIComponent(JSON.stringify(value));

@@ -2,6 +2,7 @@
 // unix socket in berthd's --plugins-dir, test/helpers/volume-plugin.ts) used by docker volume and
 // docker run, the calls it gets (Mount and Unmount once per run with one ID), its errors in the
 // CLI, a plugin that goes away and comes back, and discovery through a .spec file.
+import type { Volume as WireVolume } from '../../../src/api/types/volume.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,16 +13,6 @@ import { tempDir, type Berthd } from '../../helpers/berthd.js';
 import { startWithBusybox, teardown } from '../../helpers/containers.js';
 import { startVolumePlugin, type VolumePlugin } from '../../helpers/volume-plugin.js';
 
-interface WireVolume {
-  CreatedAt?: string;
-  Driver: string;
-  Labels: Record<string, string> | null;
-  Mountpoint: string;
-  Name: string;
-  Options: Record<string, string> | null;
-  Scope: string;
-  Status?: Record<string, unknown>;
-}
 
 /** Calls a plugin directly, as a volume made behind berth's back would be. */
 function callPlugin(socket: string, method: string, body: unknown): Promise<unknown> {

@@ -11,7 +11,7 @@ import { afterEach, describe, it } from 'node:test';
 import { Berthd, tempDir } from '../../helpers/berthd.js';
 import { inspectContainer, startWithBusybox, sweep, teardown } from '../../helpers/containers.js';
 import type { CliResult } from '../../helpers/docker-cli.js';
-import { mountsUnder } from '../../helpers/leftovers.js';
+import { mountsUnder, alive } from '../../helpers/leftovers.js';
 import { removeTestNetns } from '../../helpers/netns.js';
 import { until } from '../../helpers/until.js';
 import { startVolumePlugin, type VolumePlugin } from '../../helpers/volume-plugin.js';
@@ -111,15 +111,6 @@ function unmountsOf(events: VolumeEvent[], container: string): string[] {
     .filter((e) => e.Action === 'unmount' && e.Actor.Attributes.container === container)
     .map((e) => e.Actor.ID)
     .sort();
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Processes (besides this one) whose command line names `dir`. */
