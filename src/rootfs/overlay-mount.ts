@@ -20,12 +20,13 @@ const FIXED_OPTIONS = 'index=off,redirect_dir=off,metacopy=off';
 export interface OverlayLayout {
   /** the layers' directories, topmost first */
   lowerDirs: string[];
-  upperDir: string;
-  workDir: string;
+  /** with its workdir; none for a read-only overlay of the lower layers alone */
+  upper?: { upperDir: string; workDir: string };
 }
 
 export function overlayOptions(layout: OverlayLayout): string {
-  return `${FIXED_OPTIONS},lowerdir=${layout.lowerDirs.join(':')},upperdir=${layout.upperDir},workdir=${layout.workDir}`;
+  const lower = `${FIXED_OPTIONS},lowerdir=${layout.lowerDirs.join(':')}`;
+  return layout.upper ? `${lower},upperdir=${layout.upper.upperDir},workdir=${layout.upper.workDir}` : lower;
 }
 
 /** Whether overlayfs can take the path in its options as it is (it splits them at ',' and ':'). */

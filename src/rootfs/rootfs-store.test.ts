@@ -483,6 +483,29 @@ describe('RootfsStore', () => {
     }
   });
 
+  it('shows the layers as create made them through a read-only view, apart from the mount, which a removal also undoes', async () => {
+    const image = await baseImage('view');
+    await store.create('cv', image, layersOf(image));
+    const target = path.join(scratch, 'rootfs', 'cv', 'lower');
+    try {
+      const merged = await store.mount('cv');
+      writeFileSync(path.join(merged, 'mine'), 'x');
+      const view = await store.lowerView('cv');
+      assert.equal(view.mergedDir, target);
+      assert.ok(existsSync(path.join(view.mergedDir, 'etc/passwd')));
+      assert.ok(existsSync(path.join(view.mergedDir, '.dockerenv')));
+      // the container's own changes are not in it, and nothing can be written there
+      assert.equal(existsSync(path.join(view.mergedDir, 'mine')), false);
+      assert.throws(() => writeFileSync(path.join(view.mergedDir, 'nope'), 'x'), { code: 'EROFS' });
+      await view.release();
+      assert.equal(mountPoints().includes(toBytePath(target)), false);
+      await store.lowerView('cv');
+    } finally {
+      await store.remove('cv');
+    }
+    assert.equal(mountPoints().includes(toBytePath(target)), false);
+  });
+
   it('removes everything: the mount, the directories, the record and the links no one uses', async () => {
     const image = await baseImage('remove');
     await store.create('c4', image, layersOf(image));

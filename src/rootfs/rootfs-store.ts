@@ -62,8 +62,8 @@ export interface RootfsLease {
 }
 
 const RECORD_FILE = 'rootfs.json';
-/** the init layer, overlayfs' upperdir and workdir, and the mount point, in each root filesystem's directory */
-const [INIT_DIR, UPPER_DIR, WORK_DIR, MERGED_DIR] = ['init', 'upper', 'work', 'merged'];
+/** the init layer, overlayfs' upperdir and workdir, the mount point, and the lower layers' read-only view's, in each root filesystem's directory */
+const [INIT_DIR, UPPER_DIR, WORK_DIR, MERGED_DIR, LOWER_VIEW_DIR] = ['init', 'upper', 'work', 'merged', 'lower'];
 const LINKS_DIR = 'l';
 const EMPTY_DIR = 'empty';
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -173,6 +173,27 @@ export class RootfsStore {
     });
   }
 
+  /**
+   * The layers as create made them (the init layer over the image's) mounted read-only, to read
+   * from: an overlay without an upper directory, whose unmount syncs nothing (a read-write
+   * overlay's unmount syncs its upper filesystem, every dirty page on it). A root filesystem of the
+   * init layer alone is that directory. Its release unmounts it.
+   */
+  lowerView(id: string): Promise<RootfsLease> {
+    return this.exclusive(id, async () => {
+      const record = this.record(id);
+      if (record.lowerDirs.length === 1) return { mergedDir: record.lowerDirs[0], release: () => Promise.resolve() };
+      const target = path.join(this.dir(id), LOWER_VIEW_DIR);
+      mkdirSync(target, { recursive: true, mode: 0o700 });
+      if (mountCount(target) === 0) {
+        const { options, cwd, links } = this.mountArguments(record, 'lower');
+        for (const [link, dir] of links) this.ensureLink(link, dir);
+        await mountOverlay(`ro,${options}`, target, cwd);
+      }
+      return { mergedDir: target, release: () => this.exclusive(id, () => this.unmountLowerView(id)) };
+    });
+  }
+
   isMounted(id: string): boolean {
     this.record(id);
     return mountCount(this.mergedDir(id)) > 0;
@@ -197,6 +218,7 @@ export class RootfsStore {
       this.record(id);
       // a lease still held ends with the root filesystem: its release finds nothing to unmount
       this.leases.delete(id);
+      await this.unmountLowerView(id);
       const unmounted = await this.unmountNow(id);
       this.staging.discard(this.dir(id));
       this.records.delete(id);
@@ -261,23 +283,30 @@ export class RootfsStore {
     return result;
   }
 
+  private async unmountLowerView(id: string): Promise<void> {
+    const target = path.join(this.dir(id), LOWER_VIEW_DIR);
+    while (mountCount(target) > 0) await unmountPath(target);
+  }
+
   /**
    * mount's options, target and working directory: the layers' own paths when they fit in a page,
    * else the short links relative to the store's root; an error when neither fits.
    */
-  private mountArguments(record: RootfsRecord): { options: string; target: string; cwd: string; links: Array<[string, string]> } {
+  private mountArguments(record: RootfsRecord, view: 'merged' | 'lower' = 'merged'): { options: string; target: string; cwd: string; links: Array<[string, string]> } {
     const limit = mountOptionsLimit();
-    const absolute = overlayOptions({ lowerDirs: record.lowerDirs, upperDir: this.upperDir(record.id), workDir: this.workDir(record.id) });
+    const upper = (dir: string) => (view === 'merged' ? { upperDir: path.join(dir, UPPER_DIR), workDir: path.join(dir, WORK_DIR) } : undefined);
+    const targetName = view === 'merged' ? MERGED_DIR : LOWER_VIEW_DIR;
+    const absolute = overlayOptions({ lowerDirs: record.lowerDirs, upper: upper(this.dir(record.id)) });
     const plain = [this.root, ...record.lowerDirs].every(isPlainOptionPath);
-    if (plain && Buffer.byteLength(absolute) <= limit) return { options: absolute, target: this.mergedDir(record.id), cwd: '/', links: [] };
+    if (plain && Buffer.byteLength(absolute) <= limit) return { options: absolute, target: path.join(this.dir(record.id), targetName), cwd: '/', links: [] };
     const links = record.lowerDirs.map((dir) => path.join(LINKS_DIR, linkName(dir)));
-    const relative = overlayOptions({ lowerDirs: links, upperDir: path.join(record.id, UPPER_DIR), workDir: path.join(record.id, WORK_DIR) });
+    const relative = overlayOptions({ lowerDirs: links, upper: upper(record.id) });
     if (Buffer.byteLength(relative) > limit) {
       throw invalidParameter(
         `cannot mount a root filesystem of ${record.lowerDirs.length} layers: its overlay mount options take ${Buffer.byteLength(relative)} bytes, over the kernel's limit of ${limit}`,
       );
     }
-    return { options: relative, target: path.join(record.id, MERGED_DIR), cwd: this.root, links: links.map((link, i) => [link, record.lowerDirs[i]]) };
+    return { options: relative, target: path.join(record.id, targetName), cwd: this.root, links: links.map((link, i) => [link, record.lowerDirs[i]]) };
   }
 
   /** `<root>/l/<short>` → the layer directory; links are derived from the records, made when needed. */
