@@ -652,7 +652,8 @@ export class ContainerService {
     const result = this.waitResult(record);
     const keep = list.filter((w) => {
       if (!conditions.includes(w.condition)) return true;
-      w.resolve(result);
+      // a removal tells the exit code alone, as dockerd's (a failed start's error stays out of docker run --rm)
+      w.resolve(w.condition === 'removed' ? { statusCode: result.statusCode } : result);
       return false;
     });
     if (keep.length > 0) this.waiters.set(record.id, keep);
