@@ -316,24 +316,30 @@ describe('containers and their volumes', () => {
     assert.match(anon, HEX64);
     const volumeEvents = events.filter((e) => e.Type === 'volume' && ['ev1', 'ev2', anon].includes(e.Actor.ID));
     const second = events.filter((e) => e.Type === 'container' && e.Action === 'create').at(-1)?.Actor.ID as string;
-    assert.deepEqual(
-      volumeEvents.map((e) => [e.Action, e.Actor.ID, e.Actor.Attributes]),
-      [
-        ['create', 'ev1', { driver: 'local' }],
-        // a create for each volume the container names, made or found
-        ['create', 'ev1', { driver: 'local' }],
-        ['create', 'ev2', { driver: 'local' }],
-        ['mount', 'ev1', { container: id, destination: '/data', driver: 'local', propagation: '', 'read/write': 'true' }],
-        ['mount', 'ev2', { container: id, destination: '/ro', driver: 'local', propagation: '', 'read/write': 'false' }],
-        ['unmount', 'ev1', { container: id, driver: 'local' }],
-        ['unmount', 'ev2', { container: id, driver: 'local' }],
-        ['destroy', 'ev1', { driver: 'local' }],
-        ['create', anon, { driver: 'local' }],
-        ['mount', anon, { container: second, destination: '/anon', driver: 'local', propagation: '', 'read/write': 'true' }],
-        ['unmount', anon, { container: second, driver: 'local' }],
-        ['destroy', anon, { driver: 'local' }],
-      ],
-    );
+    // each volume's own events in order (the CLI sends the -v list in its map's order, which varies)
+    const of = (name: string) => volumeEvents.filter((e) => e.Actor.ID === name).map((e) => [e.Action, e.Actor.Attributes]);
+    assert.deepEqual(of('ev1'), [
+      ['create', { driver: 'local' }],
+      // a create for each volume the container names, made or found
+      ['create', { driver: 'local' }],
+      ['mount', { container: id, destination: '/data', driver: 'local', propagation: '', 'read/write': 'true' }],
+      ['unmount', { container: id, driver: 'local' }],
+      ['destroy', { driver: 'local' }],
+    ]);
+    assert.deepEqual(of('ev2'), [
+      ['create', { driver: 'local' }],
+      ['mount', { container: id, destination: '/ro', driver: 'local', propagation: '', 'read/write': 'false' }],
+      ['unmount', { container: id, driver: 'local' }],
+    ]);
+    assert.deepEqual(of(anon), [
+      ['create', { driver: 'local' }],
+      ['mount', { container: second, destination: '/anon', driver: 'local', propagation: '', 'read/write': 'true' }],
+      ['unmount', { container: second, driver: 'local' }],
+      ['destroy', { driver: 'local' }],
+    ]);
+    // and all of a run's mounts come before its unmounts
+    const actions = volumeEvents.filter((e) => e.Actor.ID !== anon).map((e) => e.Action);
+    assert.ok(actions.lastIndexOf('mount') < actions.indexOf('unmount'), actions.join(' '));
     // against the container's events: created after its volumes, mounted before start, unmounted after start,
     // an anonymous volume destroyed before its container
     const at = (type: string, action: string, actor: string) => events.findIndex((e) => e.Type === type && e.Action === action && e.Actor.ID === actor);
