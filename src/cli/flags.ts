@@ -31,6 +31,11 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   bridge: 'bridge',
   dns: 'dns',
   pluginsDir: 'pluginsDir',
+  insecureRegistry: 'insecureRegistries',
+  registryMirror: 'registryMirrors',
+  certsDir: 'certsDir',
+  maxConcurrentDownloads: 'maxConcurrentDownloads',
+  maxConcurrentUploads: 'maxConcurrentUploads',
 };
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
@@ -60,7 +65,12 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--bip <cidr>', 'Specify network bridge IP', defaults.bip)
     .option('-b, --bridge <name>', 'Attach containers to a network bridge', defaults.bridge)
     .option('--dns <address>', 'DNS server to use (repeatable)', repeat, [])
-    .option('--plugins-dir <dir>', "Where legacy plugins' sockets and specs are looked for (Docker's directories by default)", defaults.pluginsDir);
+    .option('--plugins-dir <dir>', "Where legacy plugins' sockets and specs are looked for (Docker's directories by default)", defaults.pluginsDir)
+    .option('--insecure-registry <registry>', 'Registry reached without TLS verification, or over plain HTTP (host:port or CIDR; repeatable)', repeat, [])
+    .option('--registry-mirror <url>', 'Preferred Docker registry mirror (repeatable)', repeat, [])
+    .option('--certs-dir <dir>', "Registries' CAs and client certificates, in <dir>/<host:port>/", defaults.certsDir)
+    .option('--max-concurrent-downloads <n>', 'Set the max concurrent downloads for each pull', positiveInt, defaults.maxConcurrentDownloads)
+    .option('--max-concurrent-uploads <n>', 'Set the max concurrent uploads for each push', positiveInt, defaults.maxConcurrentUploads);
   program.parse(argv, { from: 'user' });
 
   const opts = program.opts();
@@ -73,6 +83,12 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (program.getOptionValueSource(name) === 'cli') (fromFlags as Record<string, unknown>)[field] = value;
   }
   return { config, fromFlags };
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`invalid number "${value}": expected a whole number of 1 or more`);
+  return n;
 }
 
 function repeat(value: string, previous: string[]): string[] {

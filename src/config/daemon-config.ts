@@ -37,6 +37,16 @@ export interface DaemonConfig {
   dns: string[];
   /** Where legacy plugins (volume drivers) are looked for, sockets and specs alike; Docker's directories when empty. */
   pluginsDir: string;
+  /** Registries reached without TLS verification, and over plain HTTP (host:port or CIDR); 127.0.0.0/8 always is. */
+  insecureRegistries: string[];
+  /** Mirrors tried before Docker Hub for its images. */
+  registryMirrors: string[];
+  /** The certs.d folder: each registry's CAs and client certificate, in <dir>/<host:port>/. */
+  certsDir: string;
+  /** How many layers a pull downloads at once. */
+  maxConcurrentDownloads: number;
+  /** How many layers a push uploads at once. */
+  maxConcurrentUploads: number;
 }
 
 export type ConfigField = keyof DaemonConfig;
@@ -45,7 +55,7 @@ export interface OptionSpec {
   field: ConfigField;
   /** The daemon.json key; undefined for flag-only options. */
   fileKey?: string;
-  type: 'string' | 'boolean' | 'string[]';
+  type: 'string' | 'boolean' | 'string[]' | 'number';
   reloadable: boolean;
 }
 
@@ -71,6 +81,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'bridge', fileKey: 'bridge', type: 'string', reloadable: false },
   { field: 'dns', fileKey: 'dns', type: 'string[]', reloadable: false },
   { field: 'pluginsDir', fileKey: 'plugins-dir', type: 'string', reloadable: false },
+  { field: 'insecureRegistries', fileKey: 'insecure-registries', type: 'string[]', reloadable: false },
+  { field: 'registryMirrors', fileKey: 'registry-mirrors', type: 'string[]', reloadable: false },
+  { field: 'certsDir', fileKey: 'certs-dir', type: 'string', reloadable: false },
+  { field: 'maxConcurrentDownloads', fileKey: 'max-concurrent-downloads', type: 'number', reloadable: false },
+  { field: 'maxConcurrentUploads', fileKey: 'max-concurrent-uploads', type: 'number', reloadable: false },
 ];
 
 export const DEFAULT_SOCKET = '/run/berth/berth.sock';
@@ -99,6 +114,11 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     bridge: '',
     dns: [],
     pluginsDir: '',
+    insecureRegistries: [],
+    registryMirrors: [],
+    certsDir: '/etc/docker/certs.d',
+    maxConcurrentDownloads: 3,
+    maxConcurrentUploads: 5,
   };
 }
 

@@ -44,7 +44,12 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const rootfs = createRootfs({ dataRoot, log });
     // the records come before images, which must know at construction which containers use them
     const records = createContainerStore({ dataRoot, execRoot, rootfs });
-    const images = createImages({ dataRoot, events, log, usage: records.usage });
+    const registry = {
+      settings: { insecureRegistries: config.insecureRegistries, mirrors: config.registryMirrors, certsDir: config.certsDir },
+      maxConcurrentDownloads: config.maxConcurrentDownloads,
+      maxConcurrentUploads: config.maxConcurrentUploads,
+    };
+    const images = createImages({ dataRoot, events, log, usage: records.usage, registry });
     const networks = await createNetworks({ dataRoot, execRoot, events, log, settings: { iptables: config.iptables, bip: config.bip, bridge: config.bridge, dns: config.dns } });
     undo.push(() => networks.shutdown());
     const volumes = await createVolumes({ dataRoot, events, log, users: records.usage.volumeUsers, pluginsDir: config.pluginsDir });
@@ -62,6 +67,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         network: networks.api,
         networkConnect: containers.networkConnectApi,
         volume: volumes.api,
+        distribution: images.distribution,
       },
       log,
     );

@@ -68,6 +68,17 @@ export class BlobStore {
     return { digest: this.commitFile(file, hash, expected), sizeBytes };
   }
 
+  /** Takes a staged file whose digest its writer computed and checked (a download) into the store. */
+  adoptHashed(file: string, digest: Digest): void {
+    const fd = openSync(file, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(file, this.path(digest));
+  }
+
   /** Checks the digest of a file fully written and hashed, makes it durable, and renames it into place. */
   private commitFile(file: string, hash: Hash, expected: Digest | undefined): Digest {
     const digest: Digest = `sha256:${hash.digest('hex')}`;

@@ -23,9 +23,12 @@ const log = pino({ level: 'silent' });
 /** Never called: tsc fails the build if `usage` ever becomes optional. */
 export function createImagesWithoutUsage(dataRoot: string, events: EventBus, logger: Logger) {
   // @ts-expect-error images must be told which containers use them
-  return createImages({ dataRoot, events, log: logger });
+  return createImages({ dataRoot, events, log: logger, registry: NO_REGISTRY });
 }
 
+
+/** no registry is asked in these tests */
+const NO_REGISTRY = { settings: { insecureRegistries: [], mirrors: [], certsDir: '/nonexistent' }, maxConcurrentDownloads: 3, maxConcurrentUploads: 5 };
 /** What containers use: `users` per image ID, and no root filesystem. */
 function usageOf(users: Map<string, string[]>): ContainerUsage {
   return { imageUsers: (id) => ({ active: [], inactive: users.get(id) ?? [] }), layersInUse: () => [], volumeUsers: () => [] };
@@ -51,7 +54,7 @@ describe('createImages', () => {
     mkdirSync(path.dirname(orphan), { recursive: true });
     writeFileSync(orphan, 'left by an interrupted load');
 
-    const images = createImages({ dataRoot, events: new EventBus(), log, usage: usageOf(new Map()) });
+    const images = createImages({ dataRoot, events: new EventBus(), log, usage: usageOf(new Map()), registry: NO_REGISTRY });
     assert.deepEqual(readdirSync(path.join(dataRoot, 'staging', 'image')), []);
     assert.equal(existsSync(orphan), false);
     assert.equal(images.inventory.count(), 0);
@@ -62,7 +65,7 @@ describe('createImages', () => {
   it('loads through the api, and shows the image to containers and to the inventory with its users', async () => {
     const image = makeImage([await tarOf([{ name: 'hello', content: 'hi' }])], { repoTags: ['area/test:1'] });
     const users = new Map<string, string[]>();
-    const images = createImages({ dataRoot: path.join(scratch, 'load'), events: new EventBus(), log, usage: usageOf(users) });
+    const images = createImages({ dataRoot: path.join(scratch, 'load'), events: new EventBus(), log, usage: usageOf(users), registry: NO_REGISTRY });
 
     const out = collector();
     await images.api.load().run({ out, input: Readable.from(await dockerSaveArchive([image])), signal: new AbortController().signal });

@@ -1,7 +1,8 @@
 // The images area: its staging folder swept of what an interrupted load or import left, the store,
 // and garbage collection of what interrupted operations left, before anything else looks at it.
-// It answers three users: the image routes (`api`, which structurally satisfies their backend
-// interface), the containers (`store`) and the system routes (`inventory`).
+// It answers four users: the image routes (`api`, which structurally satisfies their backend
+// interface, pulls and pushes included), the registry queries (`distribution`), the containers
+// (`store`) and the system routes (`inventory`).
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ContainerUsage } from '../container/container-usage.js';
@@ -15,9 +16,24 @@ import { imageLoad } from './image-load.js';
 import { ImageRemoval } from './image-removal.js';
 import { imageSave } from './image-save.js';
 import { ImageStore, type Image } from './image-store.js';
+import { decodeAuthHeader, loginBody } from './registry/auth-header.js';
+import { imagePull, type PullRequest } from './registry/image-pull.js';
+import { imagePush, type PushRequest } from './registry/image-push.js';
+import type { RegistrySettings } from './registry/registry-hosts.js';
+import { distributionInspect, login, search } from './registry/registry-queries.js';
 
-export function createImages(deps: { dataRoot: string; events: EventBus; log: Logger; usage: ContainerUsage }) {
+export interface ImagesDeps {
+  dataRoot: string;
+  events: EventBus;
+  log: Logger;
+  usage: ContainerUsage;
+  /** how registries are reached (insecure-registries, registry-mirrors, certs.d) and how many layers move at once */
+  registry: { settings: RegistrySettings; maxConcurrentDownloads: number; maxConcurrentUploads: number };
+}
+
+export function createImages(deps: ImagesDeps) {
   const { events, usage } = deps;
+  const { settings } = deps.registry;
   const staging = new Staging(path.join(deps.dataRoot, 'staging', 'image'));
   const swept = staging.sweep();
   if (swept > 0) deps.log.info({ swept }, 'removed what interrupted image operations left');
@@ -36,6 +52,10 @@ export function createImages(deps: { dataRoot: string; events: EventBus; log: Lo
     load: () => imageLoad({ store, staging, events }),
     importImage: (opts: ImportOptions) => imageImport({ store, events }, opts),
     save: (names: string[]) => imageSave({ store, events }, names),
+    pull: ({ registryAuth, ...req }: Omit<PullRequest, 'auth'> & { registryAuth: string | undefined }) =>
+      imagePull({ store, staging, events, settings, maxConcurrentDownloads: deps.registry.maxConcurrentDownloads }, { ...req, auth: decodeAuthHeader(registryAuth) }),
+    push: ({ registryAuth, ...req }: Omit<PushRequest, 'auth'> & { registryAuth: string | undefined }) =>
+      imagePush({ store, staging, events, settings, maxConcurrentUploads: deps.registry.maxConcurrentUploads }, { ...req, auth: decodeAuthHeader(registryAuth) }),
     usage: () => ({ layersSizeBytes: store.layersSizeBytes(), sharedSizeBytes: store.sharedSizes() }),
     layerDirs: (image: Image) => store.layerDirs(image),
   };
@@ -51,8 +71,15 @@ export function createImages(deps: { dataRoot: string; events: EventBus; log: Lo
       return { layersSizeBytes: store.layersSizeBytes(), images };
     },
   };
+  const distribution = {
+    login: (body: unknown) => login(settings, loginBody(body)),
+    inspect: (name: string, registryAuth: string | undefined) => distributionInspect(settings, name, decodeAuthHeader(registryAuth)),
+    search: (term: string, limit: number, registryAuth: string | undefined) => search(settings, term, limit, decodeAuthHeader(registryAuth)),
+  };
   return {
     api,
+    /** POST /auth, GET /distribution/{name}/json and GET /images/search: a registry asked, no image moved */
+    distribution,
     /** what containers need: the image a create names, the layer directories its root filesystem stacks, and commits */
     store: { get: api.get, layerDirs: api.layerDirs, prepareCommit: (name: { repo: string; tag: string }) => prepareCommit(store, name) },
     /** what /info and /system/df show of images */

@@ -3,7 +3,7 @@
 // Persist first, then publish to memory, then answer: records are written after the data they name.
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { invalidParameter } from '../errors.js';
 import type { ContainerUsage } from '../container/container-usage.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -15,6 +15,7 @@ import { chainIds, isDigest, type Digest } from './digest.js';
 import { parseImageConfig, type ImageConfig } from './image-config.js';
 import { NoSuchImageError } from './image-errors.js';
 import { ImageRecords, type ImageRecord } from './image-records.js';
+import { LayerBlobs, type LayerBlob } from './layer-blobs.js';
 import { LayerStore, type LayerRecord } from './layer-store.js';
 import { familiarString, formatReference, isImageIdLike, parseNormalizedReference, tagReference, withDefaultTag, type ImageReference } from './reference.js';
 
@@ -52,6 +53,7 @@ interface LayerSource {
 export class ImageStore {
   private readonly blobs: BlobStore;
   private readonly layers: LayerStore;
+  private readonly layerBlobs: LayerBlobs;
   private readonly records: ImageRecords;
   private readonly events: EventBus;
   private readonly configs = new Map<Digest, ImageConfig>();
@@ -63,6 +65,7 @@ export class ImageStore {
     this.containers = opts.usage;
     this.blobs = new BlobStore(path.join(opts.root, 'blobs', 'sha256'), opts.staging);
     this.layers = new LayerStore(path.join(opts.root, 'layers'), opts.staging);
+    this.layerBlobs = new LayerBlobs(path.join(opts.root, 'layer-blobs'));
     this.records = new ImageRecords(opts.root, opts.staging);
   }
 
@@ -101,6 +104,11 @@ export class ImageStore {
       if (found.length > 1) throw invalidParameter(`ambiguous image ID prefix ${refOrId}: it names ${found.length} images`);
     }
     throw new NoSuchImageError(ref !== undefined ? familiarString(ref) : refOrId);
+  }
+
+  /** The image a full reference points at, if any. */
+  idOf(fullRef: string): Digest | undefined {
+    return this.records.resolve(fullRef);
   }
 
   /** The references pointing at an image, in the order they were made. */
@@ -205,6 +213,67 @@ export class ImageStore {
     return this.layers.ensure(parent, diffId, (target, lowerDirs) => applyLayer(this.blobs.openRead(diffId), { target, lowerDirs, signal }));
   }
 
+  /** Whether the image is stored (its record, so its layers too). */
+  hasImage(id: Digest): boolean {
+    return this.records.get(id) !== undefined;
+  }
+
+  /** Whether the layer for `diffId` on top of `parent` is stored. */
+  hasLayer(parent: Digest | null, diffId: Digest): LayerRecord | undefined {
+    return this.layers.get(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
+  }
+
+  /**
+   * Unpacks a layer from its tar as the tar arrives (a pull's download), storing the tar as its
+   * blob at the same time; both must match `diffId`, or nothing of it is kept.
+   */
+  async addLayerStreaming(lease: Lease, parent: Digest | null, diffId: Digest, tar: Readable, signal?: AbortSignal): Promise<LayerRecord> {
+    lease.add(diffId);
+    lease.add(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
+    return this.layers.ensure(parent, diffId, async (target, lowerDirs) => {
+      const toBlob = new PassThrough({ highWaterMark: 1024 * 1024 });
+      const toApplier = new PassThrough({ highWaterMark: 1024 * 1024 });
+      const fail = (err: Error) => {
+        toBlob.destroy(err);
+        toApplier.destroy(err);
+      };
+      tar.on('error', fail);
+      tar.pipe(toBlob);
+      tar.pipe(toApplier);
+      const blob = this.blobs.has(diffId) ? (toBlob.resume(), Promise.resolve()) : this.blobs.putStream(toBlob, diffId, signal);
+      const applied = applyLayer(toApplier, { target, lowerDirs, signal });
+      const settled = await Promise.allSettled([blob, applied]);
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) {
+        fail(failed.reason as Error);
+        throw failed.reason;
+      }
+      return (settled[1] as PromiseFulfilledResult<{ sizeBytes: number }>).value;
+    });
+  }
+
+  /** Keeps a layer's compressed blob (already hashed by its writer) under the registry's digest. */
+  addLayerBlob(lease: Lease, diffId: Digest, file: string, blob: LayerBlob): void {
+    lease.add(blob.digest);
+    if (!this.blobs.has(blob.digest)) this.blobs.adoptHashed(file, blob.digest);
+    this.layerBlobs.put(diffId, blob);
+  }
+
+  /** The compressed blob a registry knows the layer by, if one is kept. */
+  layerBlob(diffId: Digest): LayerBlob | undefined {
+    const blob = this.layerBlobs.get(diffId);
+    return blob !== undefined && this.blobs.has(blob.digest) ? blob : undefined;
+  }
+
+  /** The blob store's path of a blob (a push reads it as a file). */
+  blobPath(digest: Digest): string {
+    return this.blobs.path(digest);
+  }
+
+  hasBlob(digest: Digest): boolean {
+    return this.blobs.has(digest);
+  }
+
   /** Stores an image's config and writes its record: from here on the image exists. */
   commitImage(lease: Lease, id: Digest, configBytes: Buffer, config: ImageConfig): void {
     lease.add(id);
@@ -222,6 +291,11 @@ export class ImageStore {
       const config = this.config(r.id);
       for (const diffId of config.rootfs.diff_ids) keep.add(diffId);
       for (const chainId of chainIds(config.rootfs.diff_ids)) keep.add(chainId);
+    }
+    // a kept layer keeps its compressed blob; a gone one's record goes
+    for (const [diffId, blob] of this.layerBlobs.list()) {
+      if (keep.has(diffId)) keep.add(blob.digest);
+      else if (!keep.has(blob.digest)) this.layerBlobs.delete(diffId);
     }
     const removed: Digest[] = [];
     // topmost first, so a parent goes after its children

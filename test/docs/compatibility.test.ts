@@ -8,6 +8,7 @@ import type { ContainerBackend } from '../../src/api/routes/container/backend.js
 import type { ExecBackend } from '../../src/api/routes/exec/backend.js';
 import type { ImageBackend } from '../../src/api/routes/image/backend.js';
 import type { ImageCommitBackend } from '../../src/api/routes/image/commit-backend.js';
+import type { DistributionBackend } from '../../src/api/routes/distribution/backend.js';
 import type { VolumeBackend } from '../../src/api/routes/volume/backend.js';
 import type { NetworkBackend } from '../../src/api/routes/network/backend.js';
 import type { NetworkConnectBackend } from '../../src/api/routes/network/connect-backend.js';
@@ -93,6 +94,8 @@ describe('docs/COMPATIBILITY.md', () => {
       save: unused,
       usage: unused,
       layerDirs: unused,
+      pull: unused,
+      push: unused,
     };
     // every container operation, by the backend's own keys
     const container = new Proxy({} as ContainerBackend, { get: () => unused });
@@ -101,7 +104,8 @@ describe('docs/COMPATIBILITY.md', () => {
     const network: NetworkBackend = { list: unused, inspect: unused, create: unused, remove: unused, prune: unused };
     const networkConnect: NetworkConnectBackend = { connect: unused, disconnect: unused };
     const volume: VolumeBackend = { list: unused, inspect: unused, create: unused, remove: unused, prune: unused };
-    const served = allRoutes({ system, image, commit, container, exec, network, networkConnect, volume }).map(key).sort();
+    const distribution: DistributionBackend = { login: unused, inspect: unused, search: unused };
+    const served = allRoutes({ system, image, commit, container, exec, network, networkConnect, volume, distribution }).map(key).sort();
     const claimed = doc.rows.filter((r) => r.status !== 'not yet').map(key).sort();
     assert.deepEqual(claimed, served);
   });

@@ -1,6 +1,8 @@
 // Every area's routes, from the backends that serve them: the one list the router mounts.
 import type { Route } from '../router.js';
 import type { ContainerBackend } from './container/backend.js';
+import type { DistributionBackend } from './distribution/backend.js';
+import { distributionRoutes } from './distribution/routes.js';
 import { containerRoutes } from './container/routes.js';
 import type { ExecBackend } from './exec/backend.js';
 import { execRoutes } from './exec/routes.js';
@@ -27,6 +29,8 @@ export interface Backends {
   /** POST /networks/{id}/connect and /disconnect, served by the containers */
   networkConnect: NetworkConnectBackend;
   volume: VolumeBackend;
+  /** POST /auth, GET /distribution/{name}/json, GET /images/search: served by the images */
+  distribution: DistributionBackend;
 }
 
 export function allRoutes(backends: Backends): Route[] {
@@ -38,5 +42,6 @@ export function allRoutes(backends: Backends): Route[] {
     ...networkRoutes(backends.network, backends.networkConnect),
     ...volumeRoutes(backends.volume),
     ...pluginRoutes(),
+    ...distributionRoutes(backends.distribution),
   ];
 }

@@ -1,6 +1,8 @@
-// POST /images/create: with fromSrc, an import of a root filesystem tar from the request body
-// ("-") or a URL; with fromImage, a pull, which comes with registry support.
-import { invalidParameter, notImplemented } from '../../../errors.js';
+// POST /images/create: with fromImage, a pull from a registry, its credentials in X-Registry-Auth;
+// with fromSrc, an import of a root filesystem tar from the request body ("-") or a URL. A pull
+// sends its head with its first line ("Pulling from"), so that a missing tag or a refused login
+// before it is a status code, as dockerd's; later failures go in-band.
+import { invalidParameter } from '../../../errors.js';
 import type { Handler } from '../../router.js';
 import { runProgressSession } from '../../streams/run-progress-session.js';
 import type { ImageBackend } from './backend.js';
@@ -8,9 +10,11 @@ import type { ImageBackend } from './backend.js';
 export function imageCreate(backend: ImageBackend): Handler {
   return (ctx) => {
     const fromSrc = ctx.query.get('fromSrc');
+    const fromImage = ctx.query.get('fromImage');
     if (fromSrc === null || fromSrc === '') {
-      if (ctx.query.get('fromImage')) throw notImplemented('pulling images from a registry is not supported by berth yet');
-      throw invalidParameter('either fromSrc or fromImage must be given');
+      if (!fromImage) throw invalidParameter('either fromSrc or fromImage must be given');
+      const session = backend.pull({ fromImage, tag: ctx.query.get('tag') ?? '', platform: ctx.query.get('platform') ?? '', registryAuth: headerOf(ctx.req.headers['x-registry-auth']) });
+      return runProgressSession(ctx, session, { headAtOnce: false });
     }
     const session = backend.importImage({
       sourceName: fromSrc,
@@ -23,4 +27,8 @@ export function imageCreate(backend: ImageBackend): Handler {
     // answered when done, as image-load.ts explains: a bad archive gets an error status
     return runProgressSession(ctx, session, { headAtOnce: false, input: ctx.req });
   };
+}
+
+export function headerOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -11,6 +11,7 @@ import { imageInspect } from './image-inspect.js';
 import { imageList } from './image-list.js';
 import { imageLoad } from './image-load.js';
 import { imagePrune } from './image-prune.js';
+import { imagePush } from './image-push.js';
 import { imageTag } from './image-tag.js';
 
 export function imageRoutes(backend: ImageBackend, commit: ImageCommitBackend): Route[] {
@@ -25,6 +26,7 @@ export function imageRoutes(backend: ImageBackend, commit: ImageCommitBackend): 
     { operationId: 'ImageLoad', method: 'POST', path: '/images/load', handle: imageLoad(backend) },
     { operationId: 'ImageCreate', method: 'POST', path: '/images/create', handle: imageCreate(backend) },
     { operationId: 'ImagePrune', method: 'POST', path: '/images/prune', handle: imagePrune(backend) },
+    { operationId: 'ImagePush', method: 'POST', path: '/images/{name}/push', handle: imagePush(backend) },
     { operationId: 'ImageCommit', method: 'POST', path: '/commit', handle: imageCommit(commit) },
   ];
 }

@@ -1,0 +1,77 @@
+// A file being downloaded that others read while it grows: a reader gets the bytes written so far,
+// waits for more, and ends when the writer says the file is whole (or fails with the writer's
+// error). So a layer is unpacked as it arrives, while the next ones download beside it.
+import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+
+const READ_CHUNK = 1024 * 1024;
+
+export class GrowingFile {
+  private written = 0;
+  private state: 'growing' | 'whole' | { failed: Error } = 'growing';
+  private wake: Array<() => void> = [];
+  private readonly out;
+
+  constructor(readonly path: string) {
+    this.out = createWriteStream(path, { mode: 0o600 });
+  }
+
+  /** Appends a chunk; resolves once it is in the file (readers see it then). */
+  append(chunk: Buffer): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.out.write(chunk, (err) => {
+        if (err) return reject(err);
+        this.written += chunk.length;
+        this.notify();
+        resolve();
+      });
+    });
+  }
+
+  /** The file is whole: readers end at its last byte. */
+  async finish(): Promise<void> {
+    await new Promise<void>((resolve, reject) => this.out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    this.state = 'whole';
+    this.notify();
+  }
+
+  fail(err: Error): void {
+    if (this.state !== 'growing') return;
+    this.state = { failed: err };
+    this.out.destroy();
+    this.notify();
+  }
+
+  /** The file's bytes from the start, as they come. */
+  reader(): Readable {
+    return Readable.from(this.chunks(), { objectMode: false });
+  }
+
+  private async *chunks(): AsyncGenerator<Buffer> {
+    const fd = await open(this.path, 'r');
+    try {
+      let position = 0;
+      for (;;) {
+        if (position < this.written) {
+          const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, this.written - position));
+          const { bytesRead } = await fd.read(buffer, 0, buffer.length, position);
+          position += bytesRead;
+          yield buffer.subarray(0, bytesRead);
+          continue;
+        }
+        if (typeof this.state === 'object') throw this.state.failed;
+        if (this.state === 'whole') return;
+        await new Promise<void>((resolve) => this.wake.push(resolve));
+      }
+    } finally {
+      await fd.close();
+    }
+  }
+
+  private notify(): void {
+    const waiting = this.wake;
+    this.wake = [];
+    for (const resolve of waiting) resolve();
+  }
+}
