@@ -3,7 +3,7 @@
 // container figures, lightest first (a run on the default bridge, then cycles with and without a
 // user network, and volumes); then the load tests, which heat everything: DNS from inside a container, the API's
 // requests, HTTP through a published port, and a 1 GiB transfer between containers; the image
-// transfers, which also load the disk, come last.
+// transfers, which also load the disk, come last, the registry's push and pull last of all.
 import type { Figure } from '../figure.js';
 import { concurrentRun } from './concurrent-run.js';
 import { containerCommit } from './container-commit.js';
@@ -20,6 +20,7 @@ import { imageLoadSave } from './image-load-save.js';
 import { networkCycle } from './network-cycle.js';
 import { networkThroughput } from './network-throughput.js';
 import { publishedPort } from './published-port.js';
+import { registryTransfer } from './registry-transfer.js';
 import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
@@ -45,4 +46,5 @@ export const allFigures: Figure[] = [
   publishedPort,
   networkThroughput,
   imageLoadSave,
+  registryTransfer,
 ];

@@ -5,7 +5,7 @@ import type { ContainerUsage } from '../container/container-usage.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Digest } from './digest.js';
 import type { Image, ImageStore } from './image-store.js';
-import { familiarString, isIdReference, parseNormalizedReference, repositoryOf, withDefaultTag } from './reference.js';
+import { familiarString, formatReference, isIdReference, parseNormalizedReference, repositoryOf, withDefaultTag } from './reference.js';
 
 export interface DeleteItem {
   untagged?: string;
@@ -46,6 +46,16 @@ export class ImageRemoval {
       this.store.untag(ref);
       items.push({ untagged: familiarString(ref) });
       this.events.publish('image', 'untag', { id, attributes: { name: id } });
+      // a tag gone with no other tag of its repository left takes that repository's digests along, as dockerd's
+      const repo = repositoryOf(formatReference(ref));
+      const left = this.store.refsOf(id);
+      if (ref.digest === undefined && !left.some((r) => !r.includes('@') && repositoryOf(r) === repo)) {
+        for (const digestRef of left.filter((r) => r.includes('@') && repositoryOf(r) === repo)) {
+          const parsed = parseNormalizedReference(digestRef);
+          this.store.untag(parsed);
+          items.push({ untagged: familiarString(parsed) });
+        }
+      }
       if (this.store.refsOf(id).length > 0) return items;
     } else if (usedBy.active.length > 0) {
       throw conflict(`conflict: unable to delete ${shortId(id)} (cannot be forced) - image is being used by running container ${usedBy.active[0].slice(0, 12)}`);

@@ -14,19 +14,20 @@ export class GrowingFile {
   private readonly out;
 
   constructor(readonly path: string) {
-    this.out = createWriteStream(path, { mode: 0o600 });
+    this.out = createWriteStream(path, { mode: 0o600, highWaterMark: 4 * 1024 * 1024 });
   }
 
-  /** Appends a chunk; resolves once it is in the file (readers see it then). */
+  /**
+   * Appends a chunk: readers see it once it is in the file. Resolves at once unless the file's
+   * buffer is full, so the download keeps flowing while earlier chunks are written.
+   */
   append(chunk: Buffer): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.out.write(chunk, (err) => {
-        if (err) return reject(err);
-        this.written += chunk.length;
-        this.notify();
-        resolve();
-      });
+    const more = this.out.write(chunk, (err) => {
+      if (err) return this.fail(err);
+      this.written += chunk.length;
+      this.notify();
     });
+    return more ? Promise.resolve() : new Promise((resolve) => this.out.once('drain', resolve));
   }
 
   /** The file is whole: readers end at its last byte. */
