@@ -19,19 +19,20 @@ function loginDomain(serverAddress: string | undefined): string {
   return serverAddress.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
 }
 
-/** Checks the credentials against the registry: a token for no scope, or the /v2/ ping with basic auth. */
+/** Checks the credentials against the registry: its /v2/ with basic auth, or a token from its realm. A refusal is a 401 in dockerd's words. */
 export async function login(settings: RegistrySettings, auth: AuthConfig): Promise<{ Status: string; IdentityToken: string }> {
   const client = new RegistryClient(endpointsFor(loginDomain(auth.serveraddress), settings), auth);
+  let res;
   try {
-    const res = await client.request('GET', '/v2/');
-    const text = await readText(res.body);
-    if (res.status === 401) throw new RegistryError(`unauthorized: ${registryReason(text, 401).replace(/^unauthorized: /, '')}`, 401);
-    if (res.status !== 200) throw new RegistryError(registryReason(text, res.status), res.status);
+    res = await client.request('GET', '/v2/');
   } catch (err) {
-    // a refused login is the client's 401, as dockerd answers it
-    if (err instanceof RegistryError && err.status === 401) throw new EngineError('unauthorized', err.message.startsWith('unauthorized') ? err.message : `unauthorized: ${err.message}`);
+    // the token server refused the credentials
+    if (err instanceof RegistryError && err.status === 401) throw new EngineError('unauthorized', err.message);
     throw err;
   }
+  res.body.resume();
+  if (res.status === 401) throw new EngineError('unauthorized', `login attempt to ${res.url} failed with status: 401 Unauthorized`);
+  if (res.status !== 200) throw new RegistryError(`login attempt to ${res.url} failed with status: ${res.status}`, res.status);
   return { Status: 'Login Succeeded', IdentityToken: '' };
 }
 
