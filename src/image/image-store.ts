@@ -183,15 +183,27 @@ export class ImageStore {
     return this.blobs.openRead(digest);
   }
 
-  /** Runs an operation that adds blobs and layers under a lease, then collects what it left unnamed. */
-  async withLease<T>(work: (lease: Lease) => Promise<T>): Promise<T> {
+  /**
+   * Runs an operation that adds blobs and layers under a lease, then collects what it left unnamed.
+   * With `keepOnFailureMs`, what a failed operation had verified is kept that long (a pull's layers,
+   * for its retry) before it is collected.
+   */
+  async withLease<T>(work: (lease: Lease) => Promise<T>, opts: { keepOnFailureMs?: number } = {}): Promise<T> {
     const lease: Lease = new Set();
     this.leases.add(lease);
+    let failed = false;
     try {
       return await work(lease);
+    } catch (err) {
+      failed = true;
+      throw err;
     } finally {
-      this.leases.delete(lease);
-      this.collectGarbage();
+      const release = () => {
+        this.leases.delete(lease);
+        this.collectGarbage();
+      };
+      if (failed && opts.keepOnFailureMs !== undefined) setTimeout(release, opts.keepOnFailureMs).unref();
+      else release();
     }
   }
 

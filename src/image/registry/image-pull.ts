@@ -24,6 +24,8 @@ import { MANIFEST_ACCEPT, manifestDigest, parseManifest, selectPlatform, type De
 import { RegistryClient, RegistryError, readText, registryReason } from './registry-client.js';
 import { endpointsFor, type RegistrySettings } from './registry-hosts.js';
 
+/** how long the layers a failed pull verified wait for its retry */
+const KEEP_FAILED_LAYERS_MS = 10 * 60_000;
 /** how often a layer's Downloading and Extracting lines may be written */
 const PROGRESS_EVERY_MS = 100;
 
@@ -103,11 +105,14 @@ async function pullOne(deps: PullDeps, client: RegistryClient, ref: ImageReferen
     const diffIds = config.rootfs.diff_ids;
     const layers = manifest.layers.filter((l) => !(l.urls && l.urls.length > 0));
     if (diffIds.length !== layers.length) throw new EngineError('system', `${familiarString(ref)}: the manifest names ${layers.length} layers, the config ${diffIds.length}`);
-    await store.withLease(async (lease) => {
-      await fetchLayers(deps, client, ref, layers, diffIds, lease, scope, out, signal);
-      store.commitImage(lease, id, configBytes, config);
-      store.name(id, refs);
-    });
+    await store.withLease(
+      async (lease) => {
+        await fetchLayers(deps, client, ref, layers, diffIds, lease, scope, out, signal);
+        store.commitImage(lease, id, configBytes, config);
+        store.name(id, refs);
+      },
+      { keepOnFailureMs: KEEP_FAILED_LAYERS_MS },
+    );
   } else if (changed) {
     store.name(id, refs);
   }
