@@ -13,8 +13,8 @@
 // what may be a link. A hard link may name a file of a parent layer: that file is copied up first.
 // Parent directories the archive does not list are made like the parent layers' (dockerd makes them
 // 0755 root:root, which changes the merged directory; dockerd's own layers always list them).
-import { closeSync, constants, fchmodSync, fchownSync, futimesSync, lstatSync, openSync, readdirSync, writeSync, type Stats } from 'node:fs';
-import { chmod, copyFile, lchown, link, lstat, lutimes, mkdir, readlink, rm, symlink } from 'node:fs/promises';
+import { chmodSync, closeSync, constants, fchmodSync, fchownSync, futimesSync, lchownSync, linkSync, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, readlinkSync, symlinkSync, writeSync, type Stats } from 'node:fs';
+import { copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -41,7 +41,7 @@ export interface ApplyLayerOptions {
 export async function applyLayer(tar: Readable, opts: ApplyLayerOptions): Promise<{ sizeBytes: number }> {
   opts.signal?.throwIfAborted();
   const root = path.resolve(opts.target);
-  const rootStats = await lstat(root);
+  const rootStats = lstatSync(root);
   if (!rootStats.isDirectory()) throw new EngineError('system', `layer target ${root} is not a directory`);
   const applier = new LayerApplier(root, opts.lowerDirs.map((dir) => path.resolve(dir)), opts.signal);
   await applier.extract(tar);
@@ -133,7 +133,7 @@ class LayerApplier {
   }
 
   async setDirectoryTimes(): Promise<void> {
-    for (const [rel, times] of this.dirTimes) await lutimes(this.abs(rel), times.atime, times.mtime);
+    for (const [rel, times] of this.dirTimes) lutimesSync(this.abs(rel), times.atime, times.mtime);
   }
 
   private abs(rel: string): string {
@@ -181,7 +181,7 @@ class LayerApplier {
         return this.writeFile(file, stream, meta, name);
       case 'directory':
         await drain(stream);
-        if (!existing?.isDirectory()) await mkdir(file, { mode: 0o700 });
+        if (!existing?.isDirectory()) mkdirSync(file, { mode: 0o700 });
         await this.setMetadata(file, meta, name, { chmod: true });
         this.dirs.add(rel);
         this.dirTimes.set(rel, meta);
@@ -190,7 +190,7 @@ class LayerApplier {
         await drain(stream);
         const target = header.linkname ?? '';
         if (target === '' || target.includes('\0')) throw refuse(`symbolic link ${quote(name)} has no valid target`);
-        await symlink(target, file);
+        symlinkSync(target, file);
         return this.setMetadata(file, meta, name, { chmod: false });
       }
       case 'link':
@@ -235,10 +235,10 @@ class LayerApplier {
 
   /** dockerd's order: lchown, xattrs, chmod (not for symbolic links), times (lutimes: never followed). */
   private async setMetadata(file: string, meta: Metadata, name: string, opts: { chmod: boolean }): Promise<void> {
-    await lchown(file, meta.uid, meta.gid);
+    lchownSync(file, meta.uid, meta.gid);
     await this.setXattrs(file, meta.xattrs, name);
-    if (opts.chmod) await chmod(file, meta.mode);
-    await lutimes(file, meta.atime, meta.mtime);
+    if (opts.chmod) chmodSync(file, meta.mode);
+    lutimesSync(file, meta.atime, meta.mtime);
   }
 
   private async hardLink(rel: string, linkname: string, meta: Metadata, name: string): Promise<void> {
@@ -248,15 +248,15 @@ class LayerApplier {
     if (linkRel === rel) throw refuse(`hard link ${quote(name)} links to itself`);
     await this.linkSource(linkRel, linkname, name);
     const file = this.abs(rel);
-    await link(this.abs(linkRel), file);
+    linkSync(this.abs(linkRel), file);
     // The entry's metadata goes to the shared inode, as dockerd does; a link to a symbolic link
     // is never chmod'ed or utime'd through (that would reach the link's target).
-    const stats = await lstat(file);
+    const stats = lstatSync(file);
     // chown drops file capabilities even to the same owner: only when it changes
-    if (stats.uid !== meta.uid || stats.gid !== meta.gid) await lchown(file, meta.uid, meta.gid);
+    if (stats.uid !== meta.uid || stats.gid !== meta.gid) lchownSync(file, meta.uid, meta.gid);
     await this.setXattrs(file, meta.xattrs, name);
-    if (!stats.isSymbolicLink()) await chmod(file, meta.mode);
-    await lutimes(file, meta.atime, meta.mtime);
+    if (!stats.isSymbolicLink()) chmodSync(file, meta.mode);
+    lutimesSync(file, meta.atime, meta.mtime);
   }
 
   /** Makes sure the hard link's source is a file of this layer, copying it up from a parent layer if need be. */
@@ -319,7 +319,7 @@ class LayerApplier {
     if (stats.isFile()) {
       await copyFile(source, file, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     } else if (stats.isSymbolicLink()) {
-      await symlink(await readlink(source), file);
+      await symlinkSync(readlinkSync(source), file);
     } else {
       const kind = stats.isFIFO() ? 'p' : stats.isCharacterDevice() ? 'c' : 'b';
       const { major, minor } = splitDevice(stats.rdev);
@@ -329,10 +329,10 @@ class LayerApplier {
   }
 
   private async copyMetadata(source: string, file: string, stats: Stats, name: string): Promise<void> {
-    await lchown(file, stats.uid, stats.gid);
+    lchownSync(file, stats.uid, stats.gid);
     await this.setXattrs(file, await readXattrs(source, this.signal), name);
-    if (!stats.isSymbolicLink()) await chmod(file, stats.mode & 0o7777);
-    await lutimes(file, stats.atime, stats.mtime);
+    if (!stats.isSymbolicLink()) chmodSync(file, stats.mode & 0o7777);
+    lutimesSync(file, stats.atime, stats.mtime);
   }
 
   private async isLowerOpaque(dir: string): Promise<boolean> {
@@ -357,7 +357,7 @@ class LayerApplier {
       const stats = lstatOrUndefined(dir);
       if (stats === undefined) {
         const below = await this.findBelow(parent);
-        await mkdir(dir, { mode: 0o755 });
+        mkdirSync(dir, { mode: 0o755 });
         if (below?.stats.isDirectory()) {
           await this.copyMetadata(below.file, dir, below.stats, name);
           this.dirTimes.set(parent, { atime: below.stats.atimeMs / 1000, mtime: below.stats.mtimeMs / 1000 });
@@ -389,7 +389,7 @@ class LayerApplier {
     await this.ensureParents(hiddenRel, name);
     if (lstatOrUndefined(this.abs(hiddenRel))) await this.remove(hiddenRel);
     await this.mknod(this.abs(hiddenRel), 'c', 0, 0, 0);
-    await lchown(this.abs(hiddenRel), meta.uid, meta.gid);
+    lchownSync(this.abs(hiddenRel), meta.uid, meta.gid);
   }
 
   /** `dir/.wh..wh..opq`: dir hides the contents of the layers' dir below. */
