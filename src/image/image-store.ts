@@ -3,7 +3,8 @@
 // Persist first, then publish to memory, then answer: records are written after the data they name.
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import { invalidParameter } from '../errors.js';
 import type { ContainerUsage } from '../container/container-usage.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -175,12 +176,27 @@ export class ImageStore {
     return this.blobs.readVerified(id);
   }
 
+  /** A blob's size; a pulled layer's tar, kept compressed, has its size in its layer-blob record. */
   blobSizeBytes(digest: Digest): number {
+    if (this.blobs.has(digest)) return this.blobs.sizeOf(digest);
+    const kept = this.layerBlobs.get(digest);
+    if (kept?.tarSizeBytes !== undefined && this.blobs.has(kept.digest)) return kept.tarSizeBytes;
     return this.blobs.sizeOf(digest);
   }
 
+  /** A blob's bytes; a pulled layer's tar is its compressed blob, decompressed as it is read. */
   openBlob(digest: Digest): Readable {
-    return this.blobs.openRead(digest);
+    const kept = this.blobs.has(digest) ? undefined : this.layerBlobs.get(digest);
+    if (kept === undefined || !this.blobs.has(kept.digest)) return this.blobs.openRead(digest);
+    const out = new PassThrough();
+    openLayerTar(this.blobs.openRead(kept.digest)).then(
+      (tar) => {
+        tar.on('error', (err) => out.destroy(err));
+        tar.pipe(out);
+      },
+      (err: Error) => out.destroy(err),
+    );
+    return out;
   }
 
   /**
@@ -236,32 +252,32 @@ export class ImageStore {
   }
 
   /**
-   * Unpacks a layer from its tar as the tar arrives (a pull's download), storing the tar as its
-   * blob at the same time; both must match `diffId`, or nothing of it is kept.
+   * Unpacks a layer from its tar as the tar arrives (a pull's download), hashing the tar at the
+   * same time: it must match `diffId`, or nothing of the layer is kept. The tar itself is not
+   * stored: the pull keeps the compressed blob it came in (addLayerBlob), which reads it back.
    */
-  async addLayerStreaming(lease: Lease, parent: Digest | null, diffId: Digest, tar: Readable, signal?: AbortSignal): Promise<LayerRecord> {
+  async addLayerStreaming(lease: Lease, parent: Digest | null, diffId: Digest, tar: Readable, signal?: AbortSignal): Promise<{ record: LayerRecord; tarSizeBytes: number }> {
     lease.add(diffId);
     lease.add(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
-    return this.layers.ensure(parent, diffId, async (target, lowerDirs) => {
-      const toBlob = new PassThrough({ highWaterMark: 1024 * 1024 });
-      const toApplier = new PassThrough({ highWaterMark: 1024 * 1024 });
-      const fail = (err: Error) => {
-        toBlob.destroy(err);
-        toApplier.destroy(err);
-      };
-      tar.on('error', fail);
-      tar.pipe(toBlob);
-      tar.pipe(toApplier);
-      const blob = this.blobs.has(diffId) ? (toBlob.resume(), Promise.resolve()) : this.blobs.putStream(toBlob, diffId, signal);
-      const applied = applyLayer(toApplier, { target, lowerDirs, signal });
-      const settled = await Promise.allSettled([blob, applied]);
-      const failed = settled.find((r) => r.status === 'rejected');
-      if (failed) {
-        fail(failed.reason as Error);
-        throw failed.reason;
-      }
-      return (settled[1] as PromiseFulfilledResult<{ sizeBytes: number }>).value;
+    const hash = createHash('sha256');
+    let tarSizeBytes = 0;
+    const record = await this.layers.ensure(parent, diffId, async (target, lowerDirs) => {
+      const counted = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk);
+          tarSizeBytes += chunk.length;
+          done(null, chunk);
+        },
+      });
+      tar.on('error', (err) => counted.destroy(err));
+      const applied = await applyLayer(tar.pipe(counted), { target, lowerDirs, signal });
+      // the applier stops at the archive's end: the padding after it is the tar's too
+      for await (const chunk of counted) void chunk;
+      const got: Digest = `sha256:${hash.digest('hex')}`;
+      if (got !== diffId) throw invalidParameter(`layer content digest ${got} does not match the image's ${diffId}`);
+      return applied;
     });
+    return { record, tarSizeBytes };
   }
 
   /** Keeps a layer's compressed blob (already hashed by its writer) under the registry's digest. */

@@ -10,6 +10,8 @@ export interface LayerBlob {
   digest: Digest;
   sizeBytes: number;
   mediaType: string;
+  /** the layer's tar, uncompressed: for a pulled layer, whose tar is not stored apart */
+  tarSizeBytes?: number;
 }
 
 export class LayerBlobs {

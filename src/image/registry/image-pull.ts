@@ -202,9 +202,9 @@ async function fetchLayers(
       const file = job.file as GrowingFile;
       const counted = countProgress(file.reader(), job, out);
       const tar = await openLayerTar(counted);
-      await store.addLayerStreaming(lease, parent, job.diffId, tar, abort.signal);
+      const { tarSizeBytes } = await store.addLayerStreaming(lease, parent, job.diffId, tar, abort.signal);
       await job.download;
-      store.addLayerBlob(lease, job.diffId, file.path, { digest: job.descriptor.digest, sizeBytes: job.descriptor.size, mediaType: job.descriptor.mediaType });
+      store.addLayerBlob(lease, job.diffId, file.path, { digest: job.descriptor.digest, sizeBytes: job.descriptor.size, mediaType: job.descriptor.mediaType, tarSizeBytes });
       await out.status('Pull complete', job.shortId);
       parent = chains[job.index];
     }
