@@ -251,6 +251,8 @@ export interface Registry {
   stop(): Promise<void>;
   /** starts it again on the same port and storage */
   start(): Promise<void>;
+  /** stops it and its token server, for good (what a test's `after` calls) */
+  close(): Promise<void>;
   /** where the registry keeps the blob with `digest` */
   blobFile(digest: string): string;
   /**
@@ -339,6 +341,10 @@ export async function startRegistry(opts: RegistryOptions): Promise<Registry> {
       if (child) await stopChild(child);
     },
     start,
+    close: async () => {
+      if (child) await stopChild(child);
+      await token?.stop();
+    },
     blobFile: (digest) => {
       const hex = digest.replace(/^sha256:/, '');
       return path.join(storage, 'docker/registry/v2/blobs/sha256', hex.slice(0, 2), hex, 'data');

@@ -19,7 +19,7 @@ describe('registry fixtures', () => {
     netns = createTestNetns(`registry-fixtures-${process.pid}`);
   });
   after(async () => {
-    for (const r of registries) await r.stop();
+    for (const r of registries) await r.close();
     removeTestNetns(netns);
   });
 

@@ -28,7 +28,7 @@ export async function stage(opts: StartOptions = {}): Promise<Stage> {
 /** Stops the registries, removes the containers, stops berthd (`expectErrors` for tests that make pulls fail) and sweeps. */
 export async function unstage(s: Stage | undefined, opts: { expectErrors?: boolean } = {}): Promise<void> {
   if (s === undefined) return;
-  for (const r of s.registries) await r.stop();
+  for (const r of s.registries) await r.close();
   try {
     const r = await s.d.request('GET', '/containers/json?all=1');
     if (r.status === 200) {
