@@ -29,6 +29,8 @@ export async function stage(opts: StartOptions = {}): Promise<Stage> {
 export async function unstage(s: Stage | undefined, opts: { expectErrors?: boolean } = {}): Promise<void> {
   if (s === undefined) return;
   for (const r of s.registries) await r.close();
+  // berthd gone before its teardown crashed: say so with what it wrote
+  const crashed = s.d.proc.exitCode !== null || s.d.proc.signalCode !== null;
   try {
     const r = await s.d.request('GET', '/containers/json?all=1');
     if (r.status === 200) {
@@ -42,6 +44,7 @@ export async function unstage(s: Stage | undefined, opts: { expectErrors?: boole
   } finally {
     sweep(s.d.dir);
   }
+  if (crashed) throw new Error(`berthd exited during the tests (${s.d.proc.exitCode ?? s.d.proc.signalCode}):\n${s.d.log.split('\n').slice(-40).join('\n')}`);
 }
 
 export interface ImageJson {
