@@ -46,6 +46,9 @@ const testPackages = [
   { pkg: 'busybox-static' },
   // docker-compose 1.29 (Debian's), driven by the networking tests as its users drive it
   { command: 'docker-compose', pkg: 'docker-compose' },
+  // the CNCF distribution registry (2.8) the pull, push and login tests run on loopback
+  // (test/helpers/registry.ts); its service is never started (see installDebianPackages)
+  { command: 'docker-registry', pkg: 'docker-registry' },
 ];
 
 function run(cmd, args, opts = {}) {
@@ -73,7 +76,8 @@ function installDebianPackages(wanted) {
   if (process.getuid?.() !== 0) throw new Error(`berth needs these Debian packages: ${missing.join(' ')}; install them as root`);
   console.log(`setup: installing Debian packages: ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  // Keep package scripts from starting services (docker.io would start its own daemon otherwise).
+  // Keep package scripts from starting services (docker.io would start its own daemon otherwise,
+  // docker-registry its registry on port 5000).
   const policy = '/usr/sbin/policy-rc.d';
   const hadPolicy = existsSync(policy);
   if (!hadPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
