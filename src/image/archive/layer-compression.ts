@@ -43,6 +43,8 @@ async function peek(source: Readable, n: number): Promise<Buffer> {
     const chunk = source.read() as Buffer | null;
     if (chunk === null) {
       if (source.readableEnded) break;
+      // a source that failed before we listened says so no more: its error is kept
+      if (source.destroyed) throw source.errored ?? new Error('the layer stream closed before its first bytes');
       await new Promise<void>((resolve, reject) => {
         const done = () => {
           source.off('readable', done);

@@ -3,6 +3,7 @@
 // error). So a layer is unpacked as it arrives, while the next ones download beside it.
 import { createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { once } from 'node:events';
 import { Readable } from 'node:stream';
 
 const READ_CHUNK = 1024 * 1024;
@@ -12,9 +13,17 @@ export class GrowingFile {
   private state: 'growing' | 'whole' | { failed: Error } = 'growing';
   private wake: Array<() => void> = [];
   private readonly out;
+  private readonly opened: Promise<void>;
 
   constructor(readonly path: string) {
     this.out = createWriteStream(path, { mode: 0o600, highWaterMark: 4 * 1024 * 1024 });
+    // a failed write fails the readers; one after a failure is not made
+    this.out.on('error', (err) => this.fail(err));
+    // the writer opens (and so creates) the file asynchronously: readers wait for it
+    this.opened = once(this.out, 'ready').then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /**
@@ -22,12 +31,23 @@ export class GrowingFile {
    * buffer is full, so the download keeps flowing while earlier chunks are written.
    */
   append(chunk: Buffer): Promise<void> {
+    if (typeof this.state === 'object') return Promise.reject(this.state.failed);
     const more = this.out.write(chunk, (err) => {
       if (err) return this.fail(err);
       this.written += chunk.length;
       this.notify();
     });
-    return more ? Promise.resolve() : new Promise((resolve) => this.out.once('drain', resolve));
+    if (more) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        this.out.off('drain', done);
+        this.out.off('close', done);
+        if (typeof this.state === 'object') reject(this.state.failed);
+        else resolve();
+      };
+      this.out.once('drain', done);
+      this.out.once('close', done);
+    });
   }
 
   /** The file is whole: readers end at its last byte. */
@@ -50,6 +70,8 @@ export class GrowingFile {
   }
 
   private async *chunks(): AsyncGenerator<Buffer> {
+    await this.opened;
+    this.throwIfFailed();
     const fd = await open(this.path, 'r');
     try {
       let position = 0;
@@ -61,13 +83,17 @@ export class GrowingFile {
           yield buffer.subarray(0, bytesRead);
           continue;
         }
-        if (typeof this.state === 'object') throw this.state.failed;
+        this.throwIfFailed();
         if (this.state === 'whole') return;
         await new Promise<void>((resolve) => this.wake.push(resolve));
       }
     } finally {
       await fd.close();
     }
+  }
+
+  private throwIfFailed(): void {
+    if (typeof this.state === 'object') throw this.state.failed;
   }
 
   private notify(): void {

@@ -29,8 +29,8 @@ export async function stage(opts: StartOptions = {}): Promise<Stage> {
 export async function unstage(s: Stage | undefined, opts: { expectErrors?: boolean } = {}): Promise<void> {
   if (s === undefined) return;
   for (const r of s.registries) await r.close();
-  // berthd gone before its teardown crashed: say so with what it wrote
-  const crashed = s.d.proc.exitCode !== null || s.d.proc.signalCode !== null;
+  // berthd gone before its teardown, other than by a test's own clean stop, crashed: say so with what it wrote
+  const crashed = (s.d.proc.exitCode !== null && s.d.proc.exitCode !== 0) || s.d.proc.signalCode !== null;
   try {
     const r = await s.d.request('GET', '/containers/json?all=1');
     if (r.status === 200) {
