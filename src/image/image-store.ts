@@ -1,7 +1,7 @@
 // berth's stored images: the blobs, the unpacked layers, the records and names, the configs read
 // from them, the leases of operations in progress, and garbage collection of what no image needs.
 // Persist first, then publish to memory, then answer: records are written after the data they name.
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type Readable } from 'node:stream';
@@ -235,10 +235,41 @@ export class ImageStore {
       const existing = this.layers.get(chainId);
       if (existing) return existing;
     }
+    const staged = source.localFile?.();
+    if (expected !== undefined && staged !== undefined && existsSync(staged) && !this.blobs.has(expected) && !isCompressed(readHead(staged))) {
+      return this.addStagedLayer(lease, parent, expected, staged, signal);
+    }
     const diffId = await this.storeLayerBlob(source, expected, signal);
     lease.add(diffId);
     lease.add(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
     return this.layers.ensure(parent, diffId, (target, lowerDirs) => applyLayer(this.blobs.openRead(diffId), { target, lowerDirs, signal }));
+  }
+
+  /**
+   * An uncompressed layer staged on disk (a load's), read once: unpacked and hashed in the same
+   * pass, then taken into the blob store by a rename if its digest is the one expected.
+   */
+  private async addStagedLayer(lease: Lease, parent: Digest | null, diffId: Digest, file: string, signal?: AbortSignal): Promise<LayerRecord> {
+    lease.add(diffId);
+    lease.add(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
+    return this.layers.ensure(parent, diffId, async (target, lowerDirs) => {
+      const hash = createHash('sha256');
+      const counted = createReadStream(file, { highWaterMark: 1024 * 1024 }).pipe(
+        new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        }),
+      );
+      const applied = await applyLayer(counted, { target, lowerDirs, signal });
+      // the applier stops at the archive's end: the padding after it is the blob's too
+      for await (const chunk of counted) void chunk;
+      const got: Digest = `sha256:${hash.digest('hex')}`;
+      if (got !== diffId) throw invalidParameter(`content digest ${got} does not match the expected ${diffId}`);
+      this.blobs.adoptHashed(file, diffId);
+      return applied;
+    });
   }
 
   /** Whether the image is stored (its record, so its layers too). */
