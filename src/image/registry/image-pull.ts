@@ -45,7 +45,7 @@ export interface PullDeps {
 }
 
 /** The reference a pull names: fromImage with the tag (or digest) given apart; undefined tag and digest mean every tag. */
-export function pullReference(fromImage: string, tag: string): ImageReference {
+function pullReference(fromImage: string, tag: string): ImageReference {
   const ref = parseNormalizedReference(fromImage);
   if (tag === '') return ref;
   if (/^[a-z0-9]+:[a-f0-9]{32,}$/.test(tag)) return parseNormalizedReference(`${formatReference({ domain: ref.domain, path: ref.path })}@${tag}`);
@@ -54,7 +54,7 @@ export function pullReference(fromImage: string, tag: string): ImageReference {
 }
 
 /** A pull's platform: any os/arch may be pulled (only the host's can run); the daemon's by default. */
-export function pullPlatform(text: string): Platform {
+function pullPlatform(text: string): Platform {
   const host = hostPlatform();
   if (text.trim() === '') return host;
   const [os, architecture = host.architecture, variant] = text.trim().toLowerCase().split('/');

@@ -35,11 +35,6 @@ export function endpointsFor(domain: string, settings: RegistrySettings): Regist
   return hostEndpoints(domain, settings);
 }
 
-/** The certs.d folder name and auth key of a domain: Hub names under their registry's. */
-export function registryHost(domain: string): string {
-  return domain === DOCKER_HUB ? HUB_REGISTRY : domain;
-}
-
 function endpointsOfUrl(url: string, settings: RegistrySettings): RegistryEndpoint[] {
   const parsed = new URL(url);
   if (parsed.protocol === 'http:') return [{ url: `http://${parsed.host}` }];
