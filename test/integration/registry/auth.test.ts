@@ -145,9 +145,10 @@ describe('token registry', () => {
     const d = s!.d;
     const image = await bigLayerImage(256 * 1024, 'expiring');
     await pushDirect(reg, 'bob/slow', 'v1', image);
-    // each blob GET held 1.5 s, one layer at a time; the registry takes each token for 2 s
-    const proxy = await startFaultyProxy(reg.netns, tempDir(), reg.host, { mode: 'delay', delayMs: 1500 });
-    reg.token!.set({ expiresIn: 2, lifetime: 2 });
+    // each blob GET held 1 s, one layer at a time; the registry takes each token for 3 s, so the
+    // pull outlives its first token (a margin of 2 s for a loaded machine: a token may not die in flight)
+    const proxy = await startFaultyProxy(reg.netns, tempDir(), reg.host, { mode: 'delay', delayMs: 1000 });
+    reg.token!.set({ expiresIn: 3, lifetime: 3 });
     try {
       await d.docker(['rmi', '-f', `${proxy.host}/bob/slow:v1`]);
       const login = await d.docker(['login', proxy.host, '-u', 'bob', '--password-stdin'], { input: 'token-pass-1\n' });
