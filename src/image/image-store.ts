@@ -250,26 +250,9 @@ export class ImageStore {
    * pass, then taken into the blob store by a rename if its digest is the one expected.
    */
   private async addStagedLayer(lease: Lease, parent: Digest | null, diffId: Digest, file: string, signal?: AbortSignal): Promise<LayerRecord> {
-    lease.add(diffId);
-    lease.add(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
-    return this.layers.ensure(parent, diffId, async (target, lowerDirs) => {
-      const hash = createHash('sha256');
-      const counted = createReadStream(file, { highWaterMark: 1024 * 1024 }).pipe(
-        new Transform({
-          transform(chunk: Buffer, _enc, done) {
-            hash.update(chunk);
-            done(null, chunk);
-          },
-        }),
-      );
-      const applied = await applyLayer(counted, { target, lowerDirs, signal });
-      // the applier stops at the archive's end: the padding after it is the blob's too
-      for await (const chunk of counted) void chunk;
-      const got: Digest = `sha256:${hash.digest('hex')}`;
-      if (got !== diffId) throw invalidParameter(`content digest ${got} does not match the expected ${diffId}`);
-      this.blobs.adoptHashed(file, diffId);
-      return applied;
-    });
+    const tar = createReadStream(file, { highWaterMark: 1024 * 1024 });
+    const { record } = await this.applyVerified(lease, parent, diffId, tar, signal, () => this.blobs.adoptHashed(file, diffId));
+    return record;
   }
 
   /** Whether the image is stored (its record, so its layers too). */
@@ -287,7 +270,12 @@ export class ImageStore {
    * same time: it must match `diffId`, or nothing of the layer is kept. The tar itself is not
    * stored: the pull keeps the compressed blob it came in (addLayerBlob), which reads it back.
    */
-  async addLayerStreaming(lease: Lease, parent: Digest | null, diffId: Digest, tar: Readable, signal?: AbortSignal): Promise<{ record: LayerRecord; tarSizeBytes: number }> {
+  addLayerStreaming(lease: Lease, parent: Digest | null, diffId: Digest, tar: Readable, signal?: AbortSignal): Promise<{ record: LayerRecord; tarSizeBytes: number }> {
+    return this.applyVerified(lease, parent, diffId, tar, signal);
+  }
+
+  /** The layer unpacked from `tar` in one pass that also hashes it; `verified` runs once the hash matches `diffId`, before the layer is recorded. */
+  private async applyVerified(lease: Lease, parent: Digest | null, diffId: Digest, tar: Readable, signal?: AbortSignal, verified?: () => void): Promise<{ record: LayerRecord; tarSizeBytes: number }> {
     lease.add(diffId);
     lease.add(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
     const hash = createHash('sha256');
@@ -305,7 +293,8 @@ export class ImageStore {
       // the applier stops at the archive's end: the padding after it is the tar's too
       for await (const chunk of counted) void chunk;
       const got: Digest = `sha256:${hash.digest('hex')}`;
-      if (got !== diffId) throw invalidParameter(`layer content digest ${got} does not match the image's ${diffId}`);
+      if (got !== diffId) throw invalidParameter(`content digest ${got} does not match the expected ${diffId}`);
+      verified?.();
       return applied;
     });
     return { record, tarSizeBytes };

@@ -64,8 +64,7 @@ export class LocalDriver implements VolumeDriver {
     if (lstatOrUndefined(dir) === undefined) return;
     // only what is really inside the root goes, as dockerd's check of the real path
     if (realpathSync(dir) !== path.join(realpathSync(this.root), name)) throw outsideRoot(dir);
-    const data = path.join(dir, '_data');
-    if (isMountPoint(data)) await runCommand('umount', ['-l', data]);
+    await unmountData(path.join(dir, '_data'));
     rmSync(dir, { recursive: true, force: true });
     this.mountOptions.delete(name);
     this.users.delete(name);
@@ -86,8 +85,7 @@ export class LocalDriver implements VolumeDriver {
     const users = this.users.get(name);
     if (!users?.delete(mountId) || users.size > 0) return;
     this.users.delete(name);
-    const data = path.join(this.root, name, '_data');
-    if (isMountPoint(data)) await runCommand('umount', ['-l', data]);
+    await unmountData(this.mountpoint(name));
   }
 
   /** After a restart: the mount IDs still in use per volume; a device mount nobody uses any more is undone. */
@@ -98,8 +96,7 @@ export class LocalDriver implements VolumeDriver {
         this.users.set(name, new Set(ids));
         continue;
       }
-      const data = path.join(this.root, name, '_data');
-      if (isMountPoint(data)) await runCommand('umount', ['-l', data]).catch((err: unknown) => this.log.warn({ err, volume: name }, 'unmounting a volume nobody uses'));
+      await unmountData(this.mountpoint(name)).catch((err: unknown) => this.log.warn({ err, volume: name }, 'unmounting a volume nobody uses'));
     }
   }
 
@@ -142,6 +139,11 @@ async function mountDevice(options: LocalMountOptions, target: string): Promise<
     const reason = said.split('\n')[0].replace(/^mount: /, '').replace(`${target}: `, '').replace(/\.$/, '');
     throw new EngineError('system', `failed to mount local volume: mount ${options.device}:${target}${mountErrorDetail(options.o)}: ${reason}`);
   }
+}
+
+/** Detaches what is mounted on a volume's _data (lazily: a process may still hold it); nothing when nothing is. */
+async function unmountData(data: string): Promise<void> {
+  if (isMountPoint(data)) await runCommand('umount', ['-l', data]);
 }
 
 function outsideRoot(p: string): EngineError {

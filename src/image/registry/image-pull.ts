@@ -6,7 +6,7 @@
 // only once every layer and the config are verified: a pull that fails leaves no image.
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import type { EventBus } from '../../events/event-bus.js';
 import { EngineError, invalidParameter, notFound } from '../../errors.js';
 import type { ProgressSink, StreamSession } from '../../lib/stream-session.js';
@@ -253,7 +253,7 @@ async function download(client: RegistryClient, ref: ImageReference, job: LayerJ
 }
 
 /** The compressed bytes as the unpacker reads them, told as Extracting. */
-function countProgress(source: NodeJS.ReadableStream & { pipe: Transform['pipe'] }, job: LayerJob, out: ProgressSink): Transform {
+function countProgress(source: Readable, job: LayerJob, out: ProgressSink): Transform {
   let current = 0;
   let last = 0;
   const counter = new Transform({

@@ -5,7 +5,7 @@
 // config follows, then the schema 2 manifest under the tag. The digest becomes a RepoDigest.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { EventBus } from '../../events/event-bus.js';
@@ -181,7 +181,7 @@ async function hasBlob(client: RegistryClient, ref: ImageReference, digest: Dige
 }
 
 /** A monolithic upload: POST for the upload's location, then one PUT of the whole blob with its digest. */
-async function putBlob(client: RegistryClient, ref: ImageReference, digest: Digest, size: number, body: Buffer | (() => NodeJS.ReadableStream), scope: string): Promise<void> {
+async function putBlob(client: RegistryClient, ref: ImageReference, digest: Digest, size: number, body: Buffer | (() => Readable), scope: string): Promise<void> {
   const started = await client.request('POST', `/v2/${ref.path}/blobs/uploads/`, { scope, headers: { 'Content-Length': 0 } });
   const startText = await readText(started.body);
   if (started.status !== 202) throw new RegistryError(`failed to start an upload: ${registryReason(startText, started.status)}`, started.status);
@@ -192,7 +192,7 @@ async function putBlob(client: RegistryClient, ref: ImageReference, digest: Dige
   const res = await client.request('PUT', url.toString(), {
     scope,
     headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': size },
-    body: Buffer.isBuffer(body) ? body : (body as () => import('node:stream').Readable),
+    body,
   });
   const text = await readText(res.body);
   if (res.status !== 201) throw new RegistryError(`failed to upload ${digest}: ${registryReason(text, res.status)}`, res.status);
