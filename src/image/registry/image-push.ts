@@ -12,6 +12,7 @@ import type { EventBus } from '../../events/event-bus.js';
 import { EngineError, notFound } from '../../errors.js';
 import type { ProgressSink, StreamSession } from '../../lib/stream-session.js';
 import type { Staging } from '../../store/staging.js';
+import { LAYER_ZLIB_CHUNK_BYTES } from '../archive/layer-compression.js';
 import type { Digest } from '../digest.js';
 import type { Image, ImageStore, Lease } from '../image-store.js';
 import type { LayerBlob } from '../layer-blobs.js';
@@ -137,7 +138,7 @@ async function compressedBlob(deps: PushDeps, lease: Lease, diffId: Digest, sign
       done(null, chunk);
     },
   });
-  await pipeline(deps.store.openBlob(diffId), createGzip(), counter, createWriteStream(file, { mode: 0o600 }), { signal });
+  await pipeline(deps.store.openBlob(diffId), createGzip({ chunkSize: LAYER_ZLIB_CHUNK_BYTES }), counter, createWriteStream(file, { mode: 0o600 }), { signal });
   const blob: LayerBlob = { digest: `sha256:${hash.digest('hex')}`, sizeBytes, mediaType: MEDIA.dockerLayer };
   deps.store.addLayerBlob(lease, diffId, file, blob);
   return blob;
