@@ -51,19 +51,19 @@ export class GrowingFile {
   }
 
   /**
-   * The file is whole: readers end at its last byte. It is flushed to disk first, in the thread
+   * The file is whole: readers end at its last byte. Then it is flushed to disk, in the thread
    * pool while the unpack goes on, so the blob store's own fsync when it adopts the file is quick.
    */
   async finish(): Promise<void> {
     await new Promise<void>((resolve, reject) => this.out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    this.state = 'whole';
+    this.notify();
     const written = await open(this.path, 'r');
     try {
       await written.sync();
     } finally {
       await written.close();
     }
-    this.state = 'whole';
-    this.notify();
   }
 
   fail(err: Error): void {
