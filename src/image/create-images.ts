@@ -43,7 +43,13 @@ export function createImages(deps: ImagesDeps) {
   const removal = new ImageRemoval({ store, events, usage });
 
   const api = {
-    list: (filters: FilterArgs) => selectImages(store.list(), filters, (ref) => store.get(ref)),
+    /** Without `all`, untagged images with children (a build's intermediate images) are left out, as dockerd's. */
+    list: (filters: FilterArgs, all: boolean) =>
+      selectImages(
+        store.list().filter((i) => all || i.refs.length > 0 || store.children(i.id).length === 0),
+        filters,
+        (ref) => store.get(ref),
+      ),
     get: (refOrId: string) => store.get(refOrId),
     history: (refOrId: string) => store.history(refOrId),
     tag: (refOrId: string, repo: string, tag: string) => store.tag(refOrId, repo, tag),
@@ -64,7 +70,7 @@ export function createImages(deps: ImagesDeps) {
     dataUsage() {
       const shared = store.sharedSizes();
       // newest first, as dockerd's df lists them
-      const images = selectImages(store.list(), FilterArgs.empty(), api.get).map((image) => {
+      const images = api.list(FilterArgs.empty(), false).map((image) => {
         const users = usage.imageUsers(image.id);
         return { image, sharedSizeBytes: shared.get(image.id) ?? 0, containers: users.active.length + users.inactive.length };
       });

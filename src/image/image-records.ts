@@ -9,6 +9,8 @@ import { digestHex, isDigest, type Digest } from './digest.js';
 
 export interface ImageRecord {
   id: Digest;
+  /** The image it was committed on (a commit's, a build step's), as dockerd's image metadata keeps it. */
+  parent?: Digest;
   /** When a name last pointed at it (RFC 3339), for inspect's Metadata.LastTagTime. */
   lastTagTime?: string;
 }
@@ -48,6 +50,13 @@ export class ImageRecords {
 
   all(): ImageRecord[] {
     return [...this.images.values()];
+  }
+
+  /** The images committed on `id`. */
+  children(id: Digest): Digest[] {
+    return this.all()
+      .filter((r) => r.parent === id)
+      .map((r) => r.id);
   }
 
   put(record: ImageRecord): void {

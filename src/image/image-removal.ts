@@ -1,5 +1,7 @@
-// Untagging and deleting images (DELETE /images/{name}) and pruning them, with dockerd's conflicts:
-// the containers an image has, as the ContainerUsage port tells, decide what may go.
+// Untagging and deleting images (DELETE /images/{name}) and pruning them, with dockerd's conflicts
+// (moby v20.10 daemon/images/image_delete.go): the containers an image has, as the ContainerUsage
+// port tells, and the images committed on it decide what may go. An image deleted takes along the
+// untagged parents nothing else needs (a build's intermediate images), unless noprune.
 import { conflict } from '../errors.js';
 import type { ContainerUsage } from '../container/container-usage.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -56,7 +58,10 @@ export class ImageRemoval {
           items.push({ untagged: familiarString(parsed) });
         }
       }
-      if (this.store.refsOf(id).length > 0) return items;
+      // the last name gone, an image with children stays, untagged, as an intermediate image
+      if (this.store.refsOf(id).length > 0 || this.store.children(id).length > 0) return items;
+    } else if (this.store.children(id).length > 0) {
+      throw conflict(`conflict: unable to delete ${shortId(id)} (cannot be forced) - image has dependent child images`);
     } else if (usedBy.active.length > 0) {
       throw conflict(`conflict: unable to delete ${shortId(id)} (cannot be forced) - image is being used by running container ${usedBy.active[0].slice(0, 12)}`);
     } else if (usedBy.inactive.length > 0 && !opts.force) {
@@ -75,7 +80,8 @@ export class ImageRemoval {
     const items: DeleteItem[] = [];
     const sizeBefore = this.store.layersSizeBytes();
     for (const image of this.store.list()) {
-      if (!selected(image)) continue;
+      // only images nothing was committed on; one deleted with its child by now is gone
+      if (!this.store.hasImage(image.id) || this.store.children(image.id).length > 0 || !selected(image)) continue;
       const usedBy = this.containers.imageUsers(image.id);
       if (usedBy.active.length + usedBy.inactive.length > 0) continue;
       items.push(...this.untagAll(image.id, image.refs), ...this.deleteImage(image.id, true));
@@ -94,11 +100,20 @@ export class ImageRemoval {
   }
 
   private deleteImage(id: Digest, prune: boolean): DeleteItem[] {
+    const { parent } = this.store.get(id);
     const items: DeleteItem[] = [{ deleted: id }];
     this.store.delete(id);
     this.events.publish('image', 'delete', { id, attributes: { name: id } });
-    if (prune) for (const chainId of this.store.collectGarbage()) items.push({ deleted: chainId });
+    if (!prune) return items;
+    for (const chainId of this.store.collectGarbage()) items.push({ deleted: chainId });
+    if (parent !== undefined && this.unneeded(parent)) items.push(...this.deleteImage(parent, true));
     return items;
+  }
+
+  /** Whether nothing names, uses or was committed on an image: a parent that may go with its child. */
+  private unneeded(id: Digest): boolean {
+    const usedBy = this.containers.imageUsers(id);
+    return this.store.refsOf(id).length === 0 && this.store.children(id).length === 0 && usedBy.active.length + usedBy.inactive.length === 0;
   }
 }
 

@@ -32,6 +32,8 @@ export interface Image {
   sizeBytes: number;
   lastTagTime?: string;
   topLayer: Digest | null;
+  /** the image it was committed on, while that image exists */
+  parent?: Digest;
 }
 
 export interface HistoryRow {
@@ -126,10 +128,21 @@ export class ImageStore {
     const image = this.get(refOrId);
     const entries = image.config.history ?? [];
     const layerSizes = chainIds(image.config.rootfs.diff_ids).map((c) => this.layers.get(c)?.sizeBytes ?? 0);
-    // Docker lists newest first; only the newest entry carries the image ID and tags
     let layer = 0;
-    const rows = entries.map((entry) => ({ entry, sizeBytes: entry.empty_layer ? 0 : (layerSizes[layer++] ?? 0) }));
-    return rows.reverse().map((row, i) => ({ ...row, id: i === 0 ? image.id : null, repoTags: i === 0 ? image.repoTags : [] }));
+    const rows = entries.map((entry) => ({ entry, sizeBytes: entry.empty_layer ? 0 : (layerSizes[layer++] ?? 0) })).reverse();
+    // Docker lists newest first: the newest row names the image, each row after it the parent
+    // of the one before while there is one (a built image's steps); the rest are <missing>
+    let named: Image | undefined = image;
+    return rows.map((row) => {
+      const here = named;
+      named = here?.parent === undefined ? undefined : this.get(here.parent);
+      return { ...row, id: here?.id ?? null, repoTags: here?.repoTags ?? [] };
+    });
+  }
+
+  /** The images committed on `id` (a build's later steps). */
+  children(id: Digest): Digest[] {
+    return this.records.children(id);
   }
 
   /** The image's layer directories, topmost first: a container's lower stack. */
@@ -322,11 +335,12 @@ export class ImageStore {
     return this.blobs.has(digest);
   }
 
-  /** Stores an image's config and writes its record: from here on the image exists. */
-  commitImage(lease: Lease, id: Digest, configBytes: Buffer, config: ImageConfig): void {
+  /** Stores an image's config and writes its record: from here on the image exists. A commit names the image it was made on. */
+  commitImage(lease: Lease, id: Digest, configBytes: Buffer, config: ImageConfig, parent?: Digest): void {
     lease.add(id);
     this.blobs.putBytes(configBytes);
-    if (!this.records.get(id)) this.records.put({ id });
+    const record = this.records.get(id);
+    if (!record || (parent !== undefined && record.parent !== parent)) this.records.put({ ...record, id, ...(parent !== undefined ? { parent } : {}) });
     this.configs.set(id, config);
   }
 
@@ -403,6 +417,7 @@ export class ImageStore {
       sizeBytes,
       lastTagTime: record.lastTagTime,
       topLayer: chain.at(-1) ?? null,
+      ...(record.parent !== undefined && this.records.get(record.parent) ? { parent: record.parent } : {}),
     };
   }
 }

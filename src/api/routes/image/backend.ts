@@ -13,8 +13,8 @@ export type RegistryRequest<T extends { auth: unknown }> = Omit<T, 'auth'> & { r
 import type { ProgressSink, StreamSession } from '../../../lib/stream-session.js';
 
 export interface ImageBackend {
-  /** The images the list filters keep, newest first. */
-  list(filters: FilterArgs): Image[];
+  /** The images the list filters keep, newest first; intermediate images (untagged, with children) only with `all`. */
+  list(filters: FilterArgs, all: boolean): Image[];
   get(refOrId: string): Image;
   history(refOrId: string): HistoryRow[];
   tag(refOrId: string, repo: string, tag: string): void;

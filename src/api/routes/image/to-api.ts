@@ -51,7 +51,7 @@ export function toImageInspect(image: Image, layerDirs: string[]): ImageInspect 
     Id: image.id,
     RepoTags: image.repoTags,
     RepoDigests: image.repoDigests,
-    Parent: c.parent ?? '',
+    Parent: image.parent ?? '',
     Comment: c.comment ?? '',
     Created: c.created ?? '0001-01-01T00:00:00Z',
     Container: c.container ?? '',
@@ -78,7 +78,7 @@ export function toImageSummary(image: Image, sharedSizeBytes = -1): ImageSummary
   const labels = (image.config.config?.Labels as Record<string, string> | null | undefined) ?? null;
   return {
     Id: image.id,
-    ParentId: image.config.parent ?? '',
+    ParentId: image.parent ?? '',
     // dockerd shows an untagged image as <none>:<none>
     RepoTags: tags.length > 0 ? tags : ['<none>:<none>'],
     RepoDigests: digests.length > 0 ? digests : tags.length > 0 ? [] : ['<none>@<none>'],
