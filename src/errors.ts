@@ -14,6 +14,8 @@ export type ErrorKind =
 
 export class EngineError extends Error {
   readonly kind: ErrorKind;
+  /** a code a progress stream's error carries beside its message (a failed build step's exit code) */
+  progressCode?: number;
 
   constructor(kind: ErrorKind, message: string, options?: { cause?: unknown }) {
     super(message, options);

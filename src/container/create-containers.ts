@@ -10,6 +10,8 @@ import { resolveCommand } from '../runtime/tool-path.js';
 import { ContainerArchive } from './archive/container-archive.js';
 import { daemonCreateLimits } from './config/create-limits.js';
 import { containerApi } from './container-api.js';
+import type { CreateBehaviours } from './config/create-behaviours.js';
+import { stepContainers } from './step-containers.js';
 import { commitContainer, type CommitRequest } from './container-commit.js';
 import { ContainerEvents } from './container-events.js';
 import type { ContainerImages } from './container-images.js';
@@ -62,13 +64,16 @@ export async function createContainers(deps: ContainersDeps) {
 
   const viewDeps = { paths, rootfs, images, networks, execIdsOf: (id: string) => execs.idsOf(id) };
   const archive = new ContainerArchive({ rootfs, store, events });
+  const limits = daemonCreateLimits();
   return {
-    api: containerApi({ ...viewDeps, service, store, events, archive, limits: daemonCreateLimits(), dataRoot }),
+    api: containerApi({ ...viewDeps, service, store, events, archive, limits, dataRoot }),
     execApi: execApi(execs),
     networkConnectApi: networkConnectApi(service, networks),
     commitApi: { commit: (req: CommitRequest) => commitContainer({ service, rootfs, images, events }, req) },
     /** the typed create path, for whatever makes containers besides the API */
     service,
+    /** a build's step containers, created as the API version given creates them */
+    stepContainers: (behaviours: CreateBehaviours) => stepContainers({ service, paths, events, rootfs, images, limits, dataRoot, behaviours }),
     inventory: containerInventory(store, viewDeps),
     /** Stops watching runs; the containers keep running under conmon. */
     shutdown: () => service.shutdown(),

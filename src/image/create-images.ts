@@ -16,7 +16,10 @@ import { imageLoad } from './image-load.js';
 import { ImageRemoval } from './image-removal.js';
 import { imageSave } from './image-save.js';
 import { ImageStore, type Image } from './image-store.js';
-import { decodeAuthHeader, loginBody } from './registry/auth-header.js';
+import { decodeAuthHeader, loginBody, type AuthConfig } from './registry/auth-header.js';
+import type { ProgressSink } from '../lib/stream-session.js';
+import type { Digest } from './digest.js';
+import { formatReference, parseNormalizedReference } from './reference.js';
 import { imagePull, type PullRequest } from './registry/image-pull.js';
 import { imagePush, type PushRequest } from './registry/image-push.js';
 import type { RegistrySettings } from './registry/registry-hosts.js';
@@ -82,8 +85,28 @@ export function createImages(deps: ImagesDeps) {
     inspect: (name: string, registryAuth: string | undefined) => distributionInspect(settings, name, decodeAuthHeader(registryAuth)),
     search: (term: string, limit: number, registryAuth: string | undefined) => search(settings, term, limit, decodeAuthHeader(registryAuth)),
   };
+  const pullDeps = { store, staging, events, settings, maxConcurrentDownloads: deps.registry.maxConcurrentDownloads };
+  /** what a build needs: its base images (pulled when absent), the cache's candidates, its tags */
+  const build = {
+    get: api.get,
+    find(refOrId: string): Image | undefined {
+      try {
+        return store.get(refOrId);
+      } catch {
+        return undefined;
+      }
+    },
+    children: (id: string) => (id === '' ? store.list().filter((i) => i.parent === undefined).map((i) => i.id) : store.children(id as Digest)),
+    async pull(name: string, auth: AuthConfig | undefined, platform: string, out: ProgressSink, signal: AbortSignal): Promise<void> {
+      const ref = parseNormalizedReference(name);
+      const tag = ref.digest ?? ref.tag ?? 'latest';
+      await imagePull(pullDeps, { fromImage: formatReference({ domain: ref.domain, path: ref.path }), tag, platform, auth }).run({ out, signal });
+    },
+    tag: (id: string, repo: string, tag: string) => store.tag(id, repo, tag),
+  };
   return {
     api,
+    build,
     /** POST /auth, GET /distribution/{name}/json and GET /images/search: a registry asked, no image moved */
     distribution,
     /** what containers need: the image a create names, the layer directories its root filesystem stacks, and commits */

@@ -46,9 +46,11 @@ export function prepareCommit(store: ImageStore, name: { repo: string; tag: stri
   const ref = name.repo === '' ? undefined : tagReference(name.repo, name.tag);
   return (commit: ImageCommit, signal?: AbortSignal): Promise<CommittedImage> =>
     store.withLease(async (lease) => {
-      const parent = store.get(commit.parentId);
-      const parentConfig = store.config(parent.id);
-      const layer = await store.addLayer(lease, parent.topLayer, undefined, { open: () => commit.changes }, signal);
+      // a build's FROM scratch stage commits on no image
+      const parent = commit.parentId === '' ? undefined : store.get(commit.parentId);
+      const parentConfig = parent === undefined ? undefined : store.config(parent.id);
+      const parentDiffIds = parentConfig?.rootfs.diff_ids ?? [];
+      const layer = await store.addLayer(lease, parent?.topLayer ?? null, undefined, { open: () => commit.changes }, signal);
       const empty = layer.diffId === EMPTY_LAYER_DIFF_ID;
       const created = formatRfc3339Nano(nowNanos());
       const entry: HistoryEntry = {
@@ -60,7 +62,7 @@ export function prepareCommit(store: ImageStore, name: { repo: string; tag: stri
       };
       // the keys in the order dockerd writes them
       const config = {
-        architecture: parentConfig.architecture || goArch(),
+        architecture: parentConfig?.architecture || goArch(),
         ...(commit.author ? { author: commit.author } : {}),
         ...(commit.comment ? { comment: commit.comment } : {}),
         config: commit.config,
@@ -68,14 +70,14 @@ export function prepareCommit(store: ImageStore, name: { repo: string; tag: stri
         container_config: commit.containerConfig,
         created,
         docker_version: `berth ${BERTH_VERSION}`,
-        history: [...(parentConfig.history ?? []), entry],
-        os: parentConfig.os || 'linux',
-        rootfs: { type: 'layers', diff_ids: empty ? parentConfig.rootfs.diff_ids : [...parentConfig.rootfs.diff_ids, layer.diffId] },
-        ...(parentConfig.variant ? { variant: parentConfig.variant } : {}),
+        history: [...(parentConfig?.history ?? []), entry],
+        os: parentConfig?.os || 'linux',
+        rootfs: { type: 'layers', diff_ids: empty ? parentDiffIds : [...parentDiffIds, layer.diffId] },
+        ...(parentConfig?.variant ? { variant: parentConfig.variant } : {}),
       };
       const configBytes = Buffer.from(JSON.stringify(config));
       const id = sha256Digest(configBytes);
-      store.commitImage(lease, id, configBytes, parseImageConfig(configBytes), parent.id);
+      store.commitImage(lease, id, configBytes, parseImageConfig(configBytes), parent?.id);
       if (ref === undefined) return { id, ref: '' };
       store.tag(id, name.repo, name.tag);
       return { id, ref: familiarString(ref) };

@@ -1,5 +1,7 @@
 // Every area's routes, from the backends that serve them: the one list the router mounts.
 import type { Route } from '../router.js';
+import type { BuildBackend } from './build/backend.js';
+import { buildRoutes } from './build/routes.js';
 import type { ContainerBackend } from './container/backend.js';
 import type { DistributionBackend } from './distribution/backend.js';
 import { distributionRoutes } from './distribution/routes.js';
@@ -31,6 +33,8 @@ export interface Backends {
   volume: VolumeBackend;
   /** POST /auth, GET /distribution/{name}/json, GET /images/search: served by the images */
   distribution: DistributionBackend;
+  /** POST /build and /build/prune */
+  build: BuildBackend;
 }
 
 export function allRoutes(backends: Backends): Route[] {
@@ -43,5 +47,6 @@ export function allRoutes(backends: Backends): Route[] {
     ...volumeRoutes(backends.volume),
     ...pluginRoutes(),
     ...distributionRoutes(backends.distribution),
+    ...buildRoutes(backends.build),
   ];
 }

@@ -42,8 +42,9 @@ export class ProgressWriter implements ProgressSink {
   }
 
   /** dockerd's in-band failure: the message twice, as errorDetail and as the deprecated error. */
-  error(message: string): Promise<void> {
-    return this.send({ errorDetail: { message }, error: message });
+  /** A failure in-band; `code` is a failed build step's exit code (jsonmessage.JSONError's). */
+  error(message: string, code?: number): Promise<void> {
+    return this.send({ errorDetail: code === undefined ? { message } : { code, message }, error: message });
   }
 
   /** Ends the response, sending the head first if no message did. */

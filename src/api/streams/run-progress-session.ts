@@ -17,7 +17,8 @@ export async function runProgressSession(
     await session.run({ out, input: opts.input, signal: ctx.signal });
   } catch (err) {
     if (!out.headSent || ctx.signal.aborted) throw err;
-    await out.error(err instanceof Error ? err.message : String(err));
+    const code = err instanceof EngineError ? err.progressCode : undefined;
+    await out.error(err instanceof Error ? err.message : String(err), code);
     out.end();
     // thrown before the response is finished, or the server would take it for a client gone and not log it
     if (!(err instanceof EngineError)) throw err;

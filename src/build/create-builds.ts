@@ -1,0 +1,50 @@
+// The build area: POST /build's sessions over a context read into a staging folder of its own
+// (swept at start of what an interrupted build left), and POST /build/prune. The daemon hands it
+// the images and the step containers (build-ports.ts).
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { FilterArgs } from '../lib/filters.js';
+import type { ProgressSink, StreamSession } from '../lib/stream-session.js';
+import { Staging } from '../store/staging.js';
+import { parseBuildOptions, type BuildQuery } from './build-options.js';
+import type { BuildContainers, BuildImages } from './build-ports.js';
+import { BuildSession } from './builder/build-session.js';
+import { openBuildContext } from './context/build-context.js';
+import { parseDockerfile } from './dockerfile/parse-dockerfile.js';
+
+export interface BuildsDeps {
+  dataRoot: string;
+  log: Logger;
+  images: BuildImages;
+  containers: BuildContainers;
+}
+
+/** The filters `docker builder prune` may send (dockerd's buildkit cache filters). */
+const PRUNE_FILTERS = new Set(['until', 'id', 'parent', 'type', 'description', 'inuse', 'shared', 'private']);
+
+export function createBuilds(deps: BuildsDeps) {
+  const staging = new Staging(path.join(deps.dataRoot, 'staging', 'build'));
+  const swept = staging.sweep();
+  if (swept > 0) deps.log.info({ swept }, 'removed the contexts interrupted builds left');
+  const api = {
+    build(query: BuildQuery, registryConfig: string | undefined): StreamSession<ProgressSink> {
+      const options = parseBuildOptions(query, registryConfig);
+      return {
+        async run({ out, input, signal }) {
+          const context = await openBuildContext({ staging, input, remote: options.remote, dockerfile: options.dockerfile, signal });
+          try {
+            const dockerfile = parseDockerfile(context.dockerfileText);
+            await new BuildSession({ images: deps.images, containers: deps.containers }, options, context, dockerfile, out, signal).run();
+          } finally {
+            await context.close();
+          }
+        },
+      };
+    },
+    prune(opts: { all: boolean; keepStorageBytes: number; filters: FilterArgs }) {
+      opts.filters.validate(PRUNE_FILTERS);
+      return { cachesDeleted: [] as string[], reclaimedBytes: 0 };
+    },
+  };
+  return { api };
+}
