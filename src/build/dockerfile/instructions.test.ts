@@ -248,4 +248,26 @@ describe('parseCommand', () => {
     assert.throws(() => parseCommand(node('COPY a')), { message: 'COPY requires at least two arguments, but only one was provided. Destination could not be determined' });
     assert.throws(() => parseCommand(node('FROM busybox')), { message: '*instructions.Stage is not a command type' });
   });
+
+  it("passes buildkit's instruction tests", () => {
+    const node = (text: string) => parseDockerfile(text).nodes[0];
+    const cases: Array<[string, string]> = [
+      ['COPY\t\n\t\tquux \\\n      bar', 'COPY requires at least two arguments, but only one was provided. Destination could not be determined'],
+      ['ONBUILD FROM scratch', "FROM isn't allowed as an ONBUILD trigger"],
+      ['MAINTAINER --boo joe@example.com', 'Unknown flag: boo'],
+      ['foo bar', 'unknown instruction: FOO'],
+      ['HEALTHCHECK --interval=50ns CMD x', 'Interval "interval" cannot be less than 1ms'],
+    ];
+    for (const [text, message] of cases) assert.throws(() => parseCommand(node(text)), { message }, text);
+    for (const cmd of ['MAINTAINER', 'WORKDIR', 'USER', 'STOPSIGNAL']) {
+      assert.throws(() => parseCommand(node(cmd)), { message: `${cmd} requires exactly one argument` });
+    }
+    for (const cmd of ['ENV', 'LABEL', 'ONBUILD', 'HEALTHCHECK', 'EXPOSE', 'VOLUME']) {
+      assert.throws(() => parseCommand(node(cmd)), { message: `${cmd} requires at least one argument` });
+    }
+    const run = parseCommand(node('RUN --mount=type=tmpfs,target=/foo/ echo hello'));
+    assert.deepEqual(run.kind === 'run' && [run.flagsUsed, run.mounts[0].readOnly], [['mount'], false]);
+    const healthcheck = parseCommand(node('HEALTHCHECK --interval=1ms CMD hello world'));
+    assert.deepEqual(healthcheck.kind === 'healthcheck' && [healthcheck.test, healthcheck.intervalNs], [['CMD-SHELL', 'hello world'], 1e6]);
+  });
 });

@@ -156,6 +156,11 @@ describe('parseDockerfile', () => {
       ['FROM busybox\n\\\n', '(from "busybox")\n("")\n'],
       ['foo bar baz', '(foo "")\n'],
       ['ARG a="b c" d\n', '(arg "a=\\"b c\\"" "d")\n'],
+      // buildkit's TestParseWords
+      ['ARG foo\\ bar\n', '(arg "foo\\\\ bar")\n'],
+      ["ARG foo bar 'abc xyz'\n", '(arg "foo" "bar" "\'abc xyz\'")\n'],
+      ['ARG föo bàr "âbc xÿz"\n', '(arg "föo" "bàr" "\\"âbc xÿz\\"")\n'],
+      ['LABEL foo=bar thing=star\n', '(label "foo" "bar" "thing" "star")\n'],
       ['ENV a b c\n', '(env "a" "b c")\n'],
       ['ENV "a b" c\n', '(env "\\"a" "b\\" c")\n'],
       ['ENV a=1 b="x y" c=\'z\'\n', '(env "a" "1" "b" "\\"x y\\"" "c" "\'z\'")\n'],

@@ -57,7 +57,7 @@ function parseSubCommand(rest: string, escapeToken: string): LineArgs {
 }
 
 // Words split at spaces outside quotes; quotes and escapes are kept for the shell lexer.
-export function parseWords(rest: string, escapeToken: string): string[] {
+function parseWords(rest: string, escapeToken: string): string[] {
   const chars = Array.from(rest);
   const n = chars.length;
   const words: string[] = [];

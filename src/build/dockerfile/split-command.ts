@@ -4,7 +4,7 @@ import { isGoSpace } from './go-space.js';
 // Go's reWhitespace: the separator of keyword and arguments (and of whitespace-delimited words)
 export const WHITESPACE_RUN = /[\t\v\f\r ]+/;
 
-export interface SplitCommand {
+interface SplitCommand {
   keyword: string;
   flags: string[];
   rest: string;
