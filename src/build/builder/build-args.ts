@@ -2,10 +2,10 @@
 // the values given with --build-arg, the ARGs declared before the first FROM (meta args, for FROM
 // lines and for a stage that declares them again), the ARGs the current stage declared (only those,
 // and the proxy args, reach its RUN steps), and which were referenced, so that the build can warn
-// about the given ones nothing used.
+// about the given ones nothing used. The proxy args are allowed in every stage without an ARG; a
+// RUN's cache key names them only when declared.
 
-/** Allowed in every stage without an ARG; a RUN's cache key names them only when declared. */
-const BUILTIN_ARGS = new Set(['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'FTP_PROXY', 'ftp_proxy', 'NO_PROXY', 'no_proxy']);
+import { BUILTIN_BUILD_ARGS as BUILTIN_ARGS } from '../dockerfile/build-args.js';
 
 export class BuildArgs {
   private allowed = new Map<string, string | undefined>();

@@ -147,7 +147,9 @@ export class BuildSession {
 
   /** An ONBUILD trigger of the base image, parsed as a one-line Dockerfile. */
   parseTrigger(trigger: string): Command {
-    return parseCommand(parseDockerfile(trigger), trigger);
+    const { nodes } = parseDockerfile(trigger);
+    if (nodes.length !== 1) throw invalidParameter('onbuild trigger should be a single expression');
+    return parseCommand(nodes[0]);
   }
 
   /** The image of an earlier stage by name, or (for COPY --from) by position. */

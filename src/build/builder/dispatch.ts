@@ -1,10 +1,10 @@
 // One instruction dispatched (moby v20.10 builder/dockerfile/evaluator.go dispatch): the words of
-// the instructions that take variables are expanded first, with the config's Env and the stage's
-// build args it does not set (so `ENV a=1 b=$a` sees the a from before this line), then the
-// instruction's own dispatcher runs.
-import { invalidParameter } from '../../errors.js';
+// the instructions that take variables are expanded first (expand-command.ts), with the config's
+// Env and the stage's build args it does not set (so `ENV a=1 b=$a` sees the a from before this
+// line), then the instruction's own dispatcher runs.
+import { expandCommand } from '../dockerfile/expand-command.js';
 import type { Command } from '../dockerfile/instructions.js';
-import { processWord } from '../dockerfile/shell-lex.js';
+import { processWord, processWords } from '../dockerfile/shell-lex.js';
 import type { BuildSession } from './build-session.js';
 import type { DispatchState } from './dispatch-state.js';
 import { dispatchArg } from './dispatchers/arg.js';
@@ -25,7 +25,8 @@ import { dispatchVolume } from './dispatchers/volume.js';
 import { dispatchWorkdir } from './dispatchers/workdir.js';
 
 export async function dispatchCommand(s: BuildSession, state: DispatchState, command: Command): Promise<void> {
-  const c = expandWords(command, s, state);
+  const env = state.expansionEnv();
+  const c = command.kind === 'label' && command.noExpand ? command : expandCommand(command, (word) => processWord(word, env, s.escapeToken));
   const b = s.steps;
   switch (c.kind) {
     case 'env':
@@ -48,7 +49,8 @@ export async function dispatchCommand(s: BuildSession, state: DispatchState, com
     case 'entrypoint':
       return dispatchEntrypoint(b, state, c);
     case 'expose':
-      return dispatchExpose(b, state, c);
+      // the one instruction whose word may become several (EXPOSE $PORTS)
+      return dispatchExpose(b, state, { ...c, ports: c.ports.flatMap((p) => processWords(p, env, s.escapeToken)) });
     case 'user':
       return dispatchUser(b, state, c);
     case 'volume':
@@ -61,40 +63,5 @@ export async function dispatchCommand(s: BuildSession, state: DispatchState, com
       return dispatchShell(b, state, c);
     case 'healthcheck':
       return dispatchHealthcheck(b, state, c);
-  }
-}
-
-/** The instruction with its words expanded, for those buildkit's instructions expand (SupportsSingleWordExpansion). */
-function expandWords(c: Command, s: BuildSession, state: DispatchState): Command {
-  const env = state.expansionEnv();
-  const word = (w: string) => {
-    try {
-      return processWord(w, env, s.escapeToken);
-    } catch (err) {
-      throw invalidParameter((err as Error).message);
-    }
-  };
-  switch (c.kind) {
-    case 'env':
-      return { ...c, pairs: c.pairs.map(({ key, value }) => ({ key: word(key), value: word(value) })) };
-    case 'label':
-      return c.noExpand ? c : { ...c, pairs: c.pairs.map(({ key, value }) => ({ key: word(key), value: word(value) })) };
-    case 'add':
-    case 'copy':
-      return { ...c, sources: c.sources.map(word), dest: word(c.dest), chown: word(c.chown) };
-    case 'workdir':
-      return { ...c, path: word(c.path) };
-    case 'expose':
-      return { ...c, ports: c.ports.map(word) };
-    case 'user':
-      return { ...c, user: word(c.user) };
-    case 'volume':
-      return { ...c, volumes: c.volumes.map(word) };
-    case 'stopsignal':
-      return { ...c, signal: word(c.signal) };
-    case 'arg':
-      return { ...c, args: c.args.map(({ key, value }) => ({ key: word(key), value: value === undefined ? undefined : word(value) })) };
-    default:
-      return c;
   }
 }

@@ -34,6 +34,8 @@ export interface MaintainerCommand extends CommandBase {
 export interface LabelCommand extends CommandBase {
   kind: 'label';
   pairs: KeyValuePair[];
+  /** a label given with the build (--label): taken as it is, never expanded */
+  noExpand?: boolean;
 }
 
 export interface AddCommand extends CommandBase {

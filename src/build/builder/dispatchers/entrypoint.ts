@@ -5,9 +5,10 @@ import type { StepRunner } from '../step-runner.js';
 import { goQuoteList } from './cmd.js';
 
 export async function dispatchEntrypoint(b: StepRunner, state: DispatchState, c: EntrypointCommand): Promise<void> {
-  const entrypoint = c.prependShell ? [...state.shell(), ...c.cmdLine] : [...c.cmdLine];
+  // ENTRYPOINT [] (or none) is stored as null, as dockerd
+  const entrypoint = c.cmdLine === null ? null : c.prependShell ? [...state.shell(), ...c.cmdLine] : [...c.cmdLine];
   state.runConfig.Entrypoint = entrypoint;
   state.runConfig.ArgsEscaped = false;
   if (!state.cmdSet) state.runConfig.Cmd = null;
-  await b.commit(state, `ENTRYPOINT ${goQuoteList(entrypoint)}`);
+  await b.commit(state, `ENTRYPOINT ${goQuoteList(entrypoint ?? [])}`);
 }

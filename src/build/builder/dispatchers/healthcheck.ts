@@ -10,10 +10,9 @@ import { goQuoteList } from './cmd.js';
 export async function dispatchHealthcheck(b: StepRunner, state: DispatchState, c: HealthcheckCommand): Promise<void> {
   const old = state.runConfig.Healthcheck?.Test;
   if (old && old.length > 0 && old[0] !== 'NONE') await b.output.stdout(`Note: overriding previous HEALTHCHECK: [${old.join(' ')}]\n`);
-  const health = c.health;
-  state.runConfig.Healthcheck = health;
-  const duration = (ns: number | undefined) => goQuote(formatGoDuration(ns ?? 0));
-  const comment = `&{${goQuoteList(health.Test ?? [])} ${duration(health.Interval)} ${duration(health.Timeout)} ${duration(health.StartPeriod)} ${goQuoteRune(health.Retries ?? 0)}}`;
+  state.runConfig.Healthcheck = { Test: [...c.test], Interval: c.intervalNs, Timeout: c.timeoutNs, StartPeriod: c.startPeriodNs, Retries: c.retries };
+  const duration = (ns: number) => goQuote(formatGoDuration(ns));
+  const comment = `&{${goQuoteList(c.test)} ${duration(c.intervalNs)} ${duration(c.timeoutNs)} ${duration(c.startPeriodNs)} ${goQuoteRune(c.retries)}}`;
   await b.commit(state, `HEALTHCHECK ${comment}`);
 }
 
