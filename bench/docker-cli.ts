@@ -1,6 +1,6 @@
 // The docker CLI against an engine's socket, timed from spawn to exit; a failed command throws
 // with its stderr. DOCKER_CONFIG points at an empty directory, so no context or plugin of the
-// machine's user gets in the way.
+// machine's user gets in the way; `env` adds variables of the command's own (DOCKER_BUILDKIT=0).
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
@@ -12,9 +12,9 @@ export interface CliRun {
   stdout: string;
 }
 
-export function docker(socket: string, configDir: string, args: string[]): Promise<CliRun> {
+export function docker(socket: string, configDir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DOCKER_HOST: `unix://${socket}`, DOCKER_CONFIG: configDir };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, DOCKER_HOST: `unix://${socket}`, DOCKER_CONFIG: configDir };
     delete env.DOCKER_CONTEXT;
     const startedMs = performance.now();
     const p = spawn(DOCKER, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
