@@ -3,7 +3,7 @@
 // container figures, lightest first (a run on the default bridge, then cycles with and without a
 // user network, and volumes); then the load tests, which heat everything: DNS from inside a container, the API's
 // requests, HTTP through a published port, and a 1 GiB transfer between containers; the image
-// transfers, which also load the disk, come last, the registry's push and pull last of all.
+// builds and transfers, which also load the disk, come last, the registry's push and pull last of all.
 import type { Figure } from '../figure.js';
 import { concurrentRun } from './concurrent-run.js';
 import { containerCommit } from './container-commit.js';
@@ -16,6 +16,7 @@ import { containerRun } from './container-run.js';
 import { dnsLookup } from './dns-lookup.js';
 import { endpointRecordCodec } from './endpoint-record-codec.js';
 import { idleMemory } from './idle-memory.js';
+import { imageBuild } from './image-build.js';
 import { imageLoadSave } from './image-load-save.js';
 import { networkCycle } from './network-cycle.js';
 import { networkThroughput } from './network-throughput.js';
@@ -45,6 +46,7 @@ export const allFigures: Figure[] = [
   requestLoad,
   publishedPort,
   networkThroughput,
+  imageBuild,
   imageLoadSave,
   registryTransfer,
 ];
