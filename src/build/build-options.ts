@@ -3,9 +3,10 @@
 // rm is true unless given, JSON parameters that do not parse are 400s in dockerd's words, the tags
 // must be valid names without a digest, and X-Registry-Config holds the credentials for pulls of
 // base images, by registry.
-import { invalidParameter } from '../errors.js';
+import { EngineError, invalidParameter } from '../errors.js';
 import type { HostConfig } from '../container/config/types.js';
 import { parseNormalizedReference, type ImageReference } from '../image/reference.js';
+import { goJsonSyntaxError } from '../lib/go-json-error.js';
 import type { AuthConfig } from '../image/registry/auth-header.js';
 
 export interface BuildOptions {
@@ -57,7 +58,8 @@ export function parseBuildOptions(q: BuildQuery, registryConfig: string | undefi
     remote: q.get('remote') ?? '',
     quiet: bool('q'),
     noCache: bool('nocache'),
-    cacheFrom: jsonParam(q.get('cachefrom'), 'cache from', (v): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string')) ?? [],
+    // a cachefrom that does not decode is dockerd's 500 with the bare reason
+    cacheFrom: jsonParam(q.get('cachefrom'), (v): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string'), (m) => new EngineError('system', m)) ?? [],
     pull: bool('pull'),
     remove: rm === null || rm === '' ? true : bool('rm'),
     forceRemove: bool('forcerm'),
@@ -76,8 +78,8 @@ export function parseBuildOptions(q: BuildQuery, registryConfig: string | undefi
       // a step's output is streamed, not logged (dockerd's defaultLogConfig)
       LogConfig: { Type: 'none', Config: {} },
     },
-    buildArgs: new Map(Object.entries(jsonParam(q.get('buildargs'), 'build args', isStringMap) ?? {})),
-    labels: jsonParam(q.get('labels'), 'labels', (v): v is Record<string, string> => isStringMap(v) && Object.values(v).every((x) => x !== null)) ?? {},
+    buildArgs: new Map(Object.entries(jsonParam(q.get('buildargs'), isStringMap, (m) => invalidParameter(`error reading build args: ${m}`)) ?? {})),
+    labels: jsonParam(q.get('labels'), (v): v is Record<string, string> => isStringMap(v) && Object.values(v).every((x) => x !== null), (m) => invalidParameter(`error reading labels: ${m}`)) ?? {},
     platform: q.get('platform') ?? '',
     target: q.get('target') ?? '',
     authConfigs: decodeRegistryConfig(registryConfig),
@@ -89,9 +91,10 @@ function parseTag(tag: string) {
   try {
     ref = parseNormalizedReference(tag);
   } catch (err) {
-    throw invalidParameter((err as Error).message);
+    // dockerd's tagger answers a bad name with a 500
+    throw new EngineError('system', (err as Error).message);
   }
-  if (ref.digest !== undefined) throw invalidParameter('build tag cannot contain a digest');
+  if (ref.digest !== undefined) throw new EngineError('system', 'build tag cannot contain a digest');
   return ref;
 }
 
@@ -99,17 +102,17 @@ function isStringMap(v: unknown): v is Record<string, string | null> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => x === null || typeof x === 'string');
 }
 
-/** A JSON parameter, or undefined when absent; one that does not decode is dockerd's 400. */
-function jsonParam<T>(text: string | null, what: string, valid: (v: unknown) => v is T): T | undefined {
+/** A JSON parameter, or undefined when absent or null; one that does not decode fails with `fail`'s error. */
+function jsonParam<T>(text: string | null, valid: (v: unknown) => v is T, fail: (message: string) => EngineError): T | undefined {
   if (text === null || text === '') return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
-    throw invalidParameter(`error reading ${what}: ${(err as Error).message}`);
+  } catch {
+    throw fail(goJsonSyntaxError(text));
   }
   if (value === null) return undefined;
-  if (!valid(value)) throw invalidParameter(`error reading ${what}: json: cannot unmarshal ${typeof value} into the expected type`);
+  if (!valid(value)) throw fail(`json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of the expected type`);
   return value;
 }
 

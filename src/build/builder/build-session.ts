@@ -104,7 +104,7 @@ export class BuildSession {
     }
     let state: DispatchState | undefined;
     for (const stage of stages) {
-      if (stage.name !== '' && this.stageImages.some((s) => s.name === stage.name)) throw invalidParameter(`duplicate name ${stage.name}`);
+      if (stage.name !== '' && this.stageImages.some((s) => s.name === stage.name)) throw invalidParameter('a stage name already used');
       state = new DispatchState(buildArgs.forStage());
       await printStep(stage.original);
       await initializeStage(this, state, stage);

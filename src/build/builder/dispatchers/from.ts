@@ -26,7 +26,10 @@ export async function initializeStage(s: BuildSession, state: DispatchState, sta
   const triggers = state.runConfig.OnBuild ?? [];
   if (triggers.length === 0) return;
   state.runConfig.OnBuild = null;
-  await s.output.stdout(`# Executing ${triggers.length} build trigger${triggers.length > 1 ? 's' : ''}\n`);
+  // three writes, three records, as dockerd's Fprintf, Fprint and Fprintln
+  await s.output.stdout(`# Executing ${triggers.length} build trigger`);
+  if (triggers.length > 1) await s.output.stdout('s');
+  await s.output.stdout('\n');
   for (const trigger of triggers) {
     state.updateRunConfig();
     await s.dispatch(state, s.parseTrigger(trigger));
