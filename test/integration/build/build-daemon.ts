@@ -13,8 +13,9 @@
 // BERTH_TEST_NETNS names that daemon's network namespace (a file), where the tests start the
 // HTTP server that ADD fetches from (the test's own namespace when unset). The tests change that
 // daemon: they load the tests' busybox as busybox:latest (replacing the one it had), and remove
-// at the end only the containers and images that appeared while they ran. Use a daemon of your
-// own for this, not one that others are comparing against.
+// at the end only the containers and images that appeared while they ran. The daemon must have
+// no other images built from busybox (its build cache would answer steps the tests expect to
+// run). Use a daemon of your own for this, not one that others are comparing against.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
@@ -88,10 +89,13 @@ async function fromSocket(socket: string): Promise<BuildDaemon> {
     request: req,
     stop: async () => {
       for (const id of await ids('containers')) if (!containersBefore.has(id)) await req('DELETE', `/containers/${id}?force=1&v=1`, { timeoutMs: 30000 });
-      // newest first: children before their parents; a parent that is gone already answers 404
-      const images = (await req('GET', '/images/json?all=1')).json() as Array<{ Id: string; Created: number }>;
-      for (const img of images.filter((i) => !imagesBefore.has(i.Id)).sort((a, b) => b.Created - a.Created)) {
-        await req('DELETE', `/images/${img.Id}?force=1`, { timeoutMs: 30000 });
+      // an image with children answers 409 until they are gone: passes until one deletes nothing
+      let left = ((await req('GET', '/images/json?all=1')).json() as Array<{ Id: string }>).map((i) => i.Id).filter((id) => !imagesBefore.has(id));
+      while (left.length > 0) {
+        const next: string[] = [];
+        for (const id of left) if ((await req('DELETE', `/images/${id}?force=1`, { timeoutMs: 30000 })).status === 409) next.push(id);
+        if (next.length === left.length) throw new Error(`images left on ${socket}: ${next.join(' ')}`);
+        left = next;
       }
     },
   };
