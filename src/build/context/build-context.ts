@@ -11,13 +11,12 @@
 // .dockerignore's patterns match them; the clients leave out the other files it names before they
 // send the context (the CLI's Dockerfile from stdin, `.dockerfile.<random>`, is sent in the archive
 // and named in .dockerignore, so it goes the same way).
-import { constants, existsSync, openSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { EngineError, invalidParameter } from '../../errors.js';
 import { extractArchive } from '../../container/archive/extract-archive.js';
-import { ScopedRoot } from '../../container/archive/scoped-root.js';
 import { decompressArchive } from './archive-compression.js';
 import { CopySource } from './copy-source.js';
 import { readDockerignore } from './dockerignore.js';
@@ -26,6 +25,7 @@ import { matchesPatterns } from './pattern-matcher.js';
 import { downloadRemoteContext } from './remote-context.js';
 import { isGitURL, isURL } from './remote-url.js';
 import { followSymlinkInScope } from './scoped-path.js';
+import { scopedRootAt } from './scoped-root-at.js';
 import { sumTarEntries } from './tarsum.js';
 
 const DEFAULT_DOCKERFILE = 'Dockerfile';
@@ -113,7 +113,7 @@ async function fromArchive(body: Readable, holder: string, signal: AbortSignal |
     tar.destroy(err as Error);
     throw err;
   };
-  const scoped = new ScopedRoot({ rootFd: openSync(root, constants.O_RDONLY | constants.O_DIRECTORY), dataMounts: new Set(), mountSources: new Map() });
+  const scoped = scopedRootAt(root);
   try {
     const [extracted, sums] = await Promise.allSettled([
       extractArchive(forExtraction, { root: scoped, dest: '/', noOverwriteDirNonDir: false }).catch(failed),
