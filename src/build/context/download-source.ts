@@ -1,7 +1,8 @@
 // ADD <url>: the file downloaded as dockerd's downloadSource does, into a directory of its own, mode
 // 0600, its time the Last-Modified header's (else the epoch), named by the URL's last path
 // component, else by Content-Disposition's filename, else nothing ('' here; the caller decides).
-import { mkdtemp, open, rm, utimes } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -24,21 +25,16 @@ export async function downloadSource(url: string, stagingDir: string, opts: { si
   const dir = await mkdtemp(path.join(stagingDir, 'build-download-'));
   try {
     const file = path.join(dir, filename || UNNAMED_FILENAME);
-    const handle = await open(file, 'wx', 0o600);
-    try {
-      const total = Number(res.headers['content-length'] ?? 0);
-      let current = 0;
-      const counting = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          current += chunk.length;
-          opts.onProgress?.(current, total > 0 ? total : 0);
-          callback(null, chunk);
-        },
-      });
-      await pipeline(res, counting, handle.createWriteStream({ autoClose: false }), { signal: opts.signal });
-    } finally {
-      await handle.close();
-    }
+    const total = Number(res.headers['content-length'] ?? 0);
+    let current = 0;
+    const counting = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        current += chunk.length;
+        opts.onProgress?.(current, total > 0 ? total : 0);
+        callback(null, chunk);
+      },
+    });
+    await pipeline(res, counting, createWriteStream(file, { flags: 'wx', mode: 0o600 }), { signal: opts.signal });
     // an unparsable Last-Modified, or none, is Go's zero time, which dockerd's Chtimes makes the epoch
     const modified = Date.parse(res.headers['last-modified'] ?? '');
     const mtime = Number.isNaN(modified) ? 0 : modified / 1000;
