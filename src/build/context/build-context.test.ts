@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { tarOf, type LayerEntry } from '../../../test/helpers/image-archives.js';
@@ -100,6 +100,14 @@ describe('openBuildContext from the request body', () => {
       kind: 'system',
       message: 'Error processing tar file(exit status 1): link /etc/hostname /hl: no such file or directory',
     });
+  });
+
+  test("a failure leaves the request's body to the API (destroying it would drop the connection before the error)", async () => {
+    // a client still sending
+    const body = new PassThrough();
+    body.write(gzipSync(await tarOf([DOCKERFILE, { name: 'hl', type: 'link', linkname: '/nowhere' }, { name: 'after', content: 'x'.repeat(100_000) }])));
+    await assert.rejects(openBuildContext({ stagingDir: staging, body }), /link \/nowhere \/hl: no such file or directory/);
+    assert.equal(body.destroyed, false);
   });
 
   test('device nodes are made in the context, as dockerd makes them', { skip: process.getuid?.() !== 0 && 'needs root' }, async () => {

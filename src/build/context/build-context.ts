@@ -60,6 +60,7 @@ export interface BuildContext {
 }
 
 export async function openBuildContext(opts: BuildContextOptions): Promise<BuildContext> {
+  opts.signal?.throwIfAborted();
   const holder = await mkdtemp(path.join(opts.stagingDir, 'build-context-'));
   const close = () => rm(holder, { recursive: true, force: true });
   try {
@@ -96,7 +97,15 @@ export async function openBuildContext(opts: BuildContextOptions): Promise<Build
 async function fromArchive(body: Readable, holder: string, signal: AbortSignal | undefined): Promise<CopySource> {
   const root = path.join(holder, 'context');
   await mkdir(root, { mode: 0o755 });
-  const tar = await decompressArchive(body);
+  // the request's body stays the API's: destroyed on a failure, it would close the connection
+  // before the error is answered
+  const input = new PassThrough();
+  body.on('error', (err) => input.destroy(err));
+  body.pipe(input);
+  const tar = await decompressArchive(input).catch((err: unknown) => {
+    body.unpipe(input);
+    throw err;
+  });
   const forExtraction = new PassThrough();
   const forSums = new PassThrough();
   tar.once('error', (err) => {
@@ -124,6 +133,7 @@ async function fromArchive(body: Readable, holder: string, signal: AbortSignal |
     if (extracted.status === 'rejected' || sums.status === 'rejected') throw first;
     return new CopySource(root, sums.value);
   } finally {
+    body.unpipe(input);
     signal?.removeEventListener('abort', abort);
     scoped.close();
   }
@@ -174,7 +184,8 @@ async function removeDockerfile(root: string, dockerfileName: string): Promise<s
     if (!matchesPatterns(name, patterns)) continue;
     // what the name resolves to goes, as with dockerd (a link's target, not the link)
     const target = followSymlinkInScope(root, name);
-    if (target !== undefined && target !== '.') await rm(path.join(root, target), { recursive: true, force: true });
+    // dockerd only logs a failure to remove
+    if (target !== undefined && target !== '.') await rm(path.join(root, target), { recursive: true, force: true }).catch(() => undefined);
   }
   return patterns;
 }
