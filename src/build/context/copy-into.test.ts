@@ -91,6 +91,8 @@ describe('CopySources.copyInto', { skip: process.getuid?.() !== 0 && 'needs root
     assert.deepEqual([st('nd'), st('nd/sub')], [{ mode: 0o755, uid: 0, gid: 0 }, { mode: 0o755, uid: 0, gid: 0 }]);
     await copy(['a.txt'], '/renamed');
     assert.equal(read('renamed'), 'a\n');
+    await copy(['a.txt'], '/données/');
+    assert.equal(read('données/a.txt'), 'a\n');
   });
 
   test('--chown owns the file and the parents made for it', async () => {

@@ -19,7 +19,7 @@ import { extractArchive } from '../../container/archive/extract-archive.js';
 import { pathArchive } from '../../container/archive/path-archive.js';
 import { selfPath, type DirHandle, type ScopedRoot } from '../../container/archive/scoped-root.js';
 import { EngineError } from '../../errors.js';
-import { fsPath } from '../../rootfs/byte-path.js';
+import { displayPath, fsPath, toBytePath, type BytePath } from '../../rootfs/byte-path.js';
 import { decompressArchive } from './archive-compression.js';
 import type { Owner } from './chown-spec.js';
 import type { CopyInfo } from './copy-sources.js';
@@ -48,7 +48,8 @@ export async function copyInfoInto(info: CopyInfo, opts: CopyIntoOptions): Promi
   const srcStats = await stat(srcFile).catch(() => {
     throw new EngineError('system', `source path not found: stat ${info.path}: no such file or directory`);
   });
-  const dest = resolveDest(opts.root, opts.dest);
+  // the root's paths are byte strings (names need not be UTF-8); the instruction's are text
+  const dest = resolveDest(opts.root, toBytePath(opts.dest));
   if (srcStats.isDirectory()) {
     await wrap('failed to copy directory', async () => {
       const { dir, created } = ensureDir(opts.root, dest.path, ROOT_OWNER);
@@ -71,7 +72,7 @@ export async function copyInfoInto(info: CopyInfo, opts: CopyIntoOptions): Promi
     return;
   }
   const into = opts.dest.endsWith('/') || dest.isDir;
-  const destFile = into ? path.posix.join(dest.path, goBase(info.path)) : dest.path;
+  const destFile = into ? path.posix.join(dest.path, toBytePath(goBase(info.path))) : dest.path;
   const parent = path.posix.dirname(destFile);
   const made = () => ensureDir(opts.root, parent, opts.owner ?? ROOT_OWNER);
   const { dir } = opts.owner === undefined ? made() : await wrap('failed to create new directory', async () => made());
@@ -83,20 +84,20 @@ export async function copyInfoInto(info: CopyInfo, opts: CopyIntoOptions): Promi
 }
 
 /** The destination resolved as FollowSymlinkInScope resolves it: links followed inside the root, missing components as written. */
-function resolveDest(root: ScopedRoot, dest: string): { path: string; isDir: boolean } {
+function resolveDest(root: ScopedRoot, dest: BytePath): { path: BytePath; isDir: boolean } {
   const clean = goClean(`/${dest}`);
   const res = root.resolve(clean, { followLast: true });
   try {
     if (res.found) return { path: res.entry.path, isDir: res.entry.stats.isDirectory() };
     if (res.reason === 'missing') return { path: path.posix.join(res.parents[res.parents.length - 1].path, res.name, ...res.rest), isDir: false };
-    throw new EngineError('system', `lstat ${clean}: not a directory`);
+    throw new EngineError('system', `lstat ${displayPath(clean)}: not a directory`);
   } finally {
     root.release(res.parents);
   }
 }
 
 /** MkdirAll inside the root: the directory, open (release it), and whether it was made; each directory made gets `owner`. */
-function ensureDir(root: ScopedRoot, dir: string, owner: Owner): { dir: DirHandle; created: boolean } {
+function ensureDir(root: ScopedRoot, dir: BytePath, owner: Owner): { dir: DirHandle; created: boolean } {
   let created = false;
   for (;;) {
     const res = root.resolve(dir, { followLast: true });
@@ -105,13 +106,13 @@ function ensureDir(root: ScopedRoot, dir: string, owner: Owner): { dir: DirHandl
       root.release(res.parents);
       if (!res.entry.stats.isDirectory() || top.path !== res.entry.path) {
         root.release([top]);
-        throw new EngineError('system', `mkdir ${res.entry.path}: not a directory`);
+        throw new EngineError('system', `mkdir ${displayPath(res.entry.path)}: not a directory`);
       }
       return { dir: top, created };
     }
     try {
       const top = res.parents[res.parents.length - 1];
-      if (res.reason === 'not-a-directory' || top.opaque) throw new EngineError('system', `mkdir ${dir}: not a directory`);
+      if (res.reason === 'not-a-directory' || top.opaque) throw new EngineError('system', `mkdir ${displayPath(dir)}: not a directory`);
       const made = fsPath(`${selfPath(top.fd)}/${res.name}`);
       mkdirSync(made, 0o755);
       lchownSync(made, owner.uid, owner.gid);
@@ -123,10 +124,10 @@ function ensureDir(root: ScopedRoot, dir: string, owner: Owner): { dir: DirHandl
 }
 
 /** The source as a tar (dockerd's TarWithOptions): a directory's contents, or a file named `name`. */
-function sourceArchive(info: CopyInfo, srcRel: string, name: string | undefined): Readable {
+function sourceArchive(info: CopyInfo, srcRel: string, name: BytePath | undefined): Readable {
   const root = scopedRootAt(info.source.root);
   try {
-    const res = root.resolve(`/${srcRel}`, { followLast: true });
+    const res = root.resolve(toBytePath(`/${srcRel}`), { followLast: true });
     if (!res.found) {
       root.release(res.parents);
       throw new EngineError('system', `source path not found: stat ${info.path}: no such file or directory`);
