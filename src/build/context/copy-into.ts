@@ -27,6 +27,7 @@ import { goClean } from './go-path.js';
 import { isTarArchive } from './is-tar-archive.js';
 import { followSymlinkInScope } from './scoped-path.js';
 import { scopedRootAt } from './scoped-root-at.js';
+import { wrapError } from './wrap-error.js';
 
 export interface CopyIntoOptions {
   /** the build step's root file system */
@@ -166,8 +167,7 @@ async function wrap<T>(what: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    const e = err as EngineError;
-    throw new EngineError(e.kind ?? 'system', `${what}: ${e.message}`, { cause: err });
+    throw wrapError(what, err);
   }
 }
 

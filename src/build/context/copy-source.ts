@@ -18,9 +18,9 @@ import { goClean } from './go-path.js';
 import { walkTree } from './walk-tree.js';
 
 export class CopySource {
-  /** checksums worked out so far, by resolved relative path */
+  /** checksums by resolved relative path: the archive's, or those worked out so far */
   private readonly sums: Map<string, string>;
-
+  /** hashed file by file when asked, rather than from an archive */
   private readonly lazy: boolean;
 
   /**

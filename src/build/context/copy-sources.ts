@@ -15,6 +15,7 @@ import { downloadSource, UNNAMED_FILENAME } from './download-source.js';
 import { isURL } from './remote-url.js';
 import { followSymlinkInScope } from './scoped-path.js';
 import { byteOrder, walkTree } from './walk-tree.js';
+import { wrapError } from './wrap-error.js';
 
 export interface CopyInfo {
   source: CopySource;
@@ -54,10 +55,7 @@ export class CopySources {
   static async resolve(opts: ResolveOptions): Promise<CopySources> {
     const infos: CopyInfo[] = [];
     const downloads: string[] = [];
-    const failed = (err: unknown) => {
-      const e = err as EngineError;
-      return new EngineError(e.kind ?? 'system', `${opts.cmdName} failed: ${e.message}`, { cause: err });
-    };
+    const failed = (err: unknown) => wrapError(`${opts.cmdName} failed`, err);
     try {
       for (const orig of opts.sources) {
         if (isURL(orig)) infos.push(await download(orig, opts, downloads));
@@ -86,8 +84,7 @@ export class CopySources {
       try {
         await copyInfoInto(info, opts);
       } catch (err) {
-        const e = err as EngineError;
-        throw new EngineError(e.kind ?? 'system', `failed to copy files: ${e.message}`, { cause: err });
+        throw wrapError('failed to copy files', err);
       }
     }
   }

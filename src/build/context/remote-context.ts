@@ -7,6 +7,7 @@ import { EngineError } from '../../errors.js';
 import { readHead } from '../../lib/stream-head.js';
 import { detectContentType } from './content-sniff.js';
 import { httpGet } from './http-get.js';
+import { wrapError } from './wrap-error.js';
 
 /** how much of the body tells its type */
 const MAX_PREAMBLE_BYTES = 100;
@@ -20,8 +21,8 @@ export async function downloadRemoteContext(url: string, opts: { signal?: AbortS
   try {
     res = await httpGet(url, opts.signal);
   } catch (err) {
-    if (!(err instanceof EngineError)) throw err;
-    throw new EngineError(err.kind, `error downloading remote context ${url}: ${err.message}`, { cause: err });
+    if (opts.signal?.aborted === true) throw err;
+    throw wrapError(`error downloading remote context ${url}`, err);
   }
   const contentType = res.headers['content-type'] ?? '';
   const contentLength = Number(res.headers['content-length'] ?? 0);
