@@ -9,7 +9,7 @@ import { EngineError } from '../../errors.js';
 import { readHead } from '../../lib/stream-head.js';
 import { pipeThroughCommand, type CommandError } from '../../runtime/child-process.js';
 
-export type Compression = 'none' | 'gzip' | 'bzip2' | 'xz';
+type Compression = 'none' | 'gzip' | 'bzip2' | 'xz';
 
 const MAGIC: Array<[Compression, Buffer]> = [
   ['bzip2', Buffer.from([0x42, 0x5a, 0x68])],
@@ -19,7 +19,7 @@ const MAGIC: Array<[Compression, Buffer]> = [
 /** zlib's output chunk: the default 16 KiB costs a trip to the thread pool every 16 KiB */
 const ZLIB_CHUNK_BYTES = 256 * 1024;
 
-export function detectCompression(head: Buffer): Compression {
+function detectCompression(head: Buffer): Compression {
   for (const [compression, magic] of MAGIC) if (head.subarray(0, magic.length).equals(magic)) return compression;
   return 'none';
 }

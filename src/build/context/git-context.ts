@@ -43,7 +43,7 @@ export async function cloneGitContext(remoteURL: string, root: string): Promise<
 }
 
 /** dockerd's parseRemoteURL: https:// in front of a bare "github.com/..." name; the fragment's ref and subdirectory. */
-export function parseRemoteURL(remoteURL: string): GitRepo {
+function parseRemoteURL(remoteURL: string): GitRepo {
   const url = isGitTransport(remoteURL) ? remoteURL : `https://${remoteURL}`;
   const at = url.indexOf('#');
   const remote = at < 0 ? url : url.slice(0, at);

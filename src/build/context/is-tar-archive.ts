@@ -24,7 +24,7 @@ export async function isTarArchive(file: string): Promise<boolean> {
 }
 
 /** A whole header block with the checksum Go accepts (the unsigned or the signed sum, the field counted as spaces); an all-zero block is the archive's end. */
-export function isTarHeader(block: Buffer): boolean {
+function isTarHeader(block: Buffer): boolean {
   if (block.length < BLOCK || block.every((b) => b === 0)) return false;
   const field = block.subarray(148, 156).toString('latin1').replace(/^[ \0]+|[ \0]+$/g, '');
   if (!/^[0-7]*$/.test(field)) return false;
