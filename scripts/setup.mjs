@@ -16,6 +16,11 @@ const runtimePackages = [
   { command: 'setfattr', pkg: 'attr' },
   // zstd-compressed image layers (src/image/archive/layer-compression.ts)
   { command: 'zstd', pkg: 'zstd' },
+  // bzip2- and xz-compressed build contexts and ADD archives (src/build/context/archive-compression.ts)
+  { command: 'bzip2', pkg: 'bzip2' },
+  { command: 'xz', pkg: 'xz-utils' },
+  // build contexts from git repositories (src/build/context/git-context.ts)
+  { command: 'git', pkg: 'git' },
   // the OCI runtime that runs containers (src/runtime/runc.ts)
   { command: 'runc', pkg: 'runc' },
   // each container's monitor: holds its stdio, writes its log and exit code (src/runtime/conmon.ts)

@@ -18,7 +18,6 @@ import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { extract, type Header } from 'tar-stream';
 import { EngineError } from '../../errors.js';
-import { cleanArchivePath } from '../../image/archive/safe-path.js';
 import { displayPath, fsPath, toBytePath, type BytePath } from '../../rootfs/byte-path.js';
 import { runCommand } from '../../runtime/child-process.js';
 import { selfPath, type DirHandle, type ScopedRoot } from './scoped-root.js';
@@ -74,7 +73,7 @@ class Extractor {
   async entry(header: Header, data: AsyncIterable<Buffer>): Promise<void> {
     const { dest } = this.opts;
     const rawName = toBytePath(header.name);
-    const rel = cleanArchivePath(rawName);
+    const rel = relativeToDest(dest, rawName);
     if (rel === undefined) throw failure(`${quote(rawName)} is outside of ${quote(dest)}`);
     if (rel === '') return drain(data);
     const target = `${dest === '/' ? '' : dest}/${rel}`;
@@ -203,7 +202,7 @@ class Extractor {
 
   private hardLink(linkname: BytePath, at: BytePath, target: BytePath): void {
     const { dest, root } = this.opts;
-    const rel = cleanArchivePath(linkname);
+    const rel = relativeToDest(dest, linkname);
     if (rel === undefined) throw failure(`invalid hardlink ${quote(path.posix.join(dest, linkname))} -> ${quote(linkname)}`);
     const res = root.resolve(`${dest === '/' ? '' : dest}/${rel}`, { followLast: false });
     try {
@@ -287,6 +286,17 @@ async function removeEntry(dir: DirHandle, name: BytePath, isDir: boolean): Prom
     await handle.close();
   }
   await rmdir(at);
+}
+
+/**
+ * dockerd's test (Unpack, and createTarFile for hard links): the name joined to the directory and
+ * cleaned must stay inside it. A leading `..` is thus refused, except at `/`, where it stays at the
+ * root as in dockerd's chroot (the builder extracts its context that way). '' is the directory itself.
+ */
+function relativeToDest(dest: BytePath, name: BytePath): BytePath | undefined {
+  if (name.includes('\0')) return undefined;
+  const rel = path.posix.relative(dest, path.posix.join(dest, name));
+  return rel === '..' || rel.startsWith('../') ? undefined : rel;
 }
 
 function isUnder(p: BytePath, dir: BytePath): boolean {

@@ -1,9 +1,10 @@
 // Layers come uncompressed, gzip'd or zstd'd; which one is told by the first bytes, as Docker does.
 // Node 20 has gzip but not zstd, so zstd goes through Debian's zstd command.
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { invalidParameter } from '../../errors.js';
+import { readHead } from '../../lib/stream-head.js';
 import { pipeThroughCommand } from '../../runtime/child-process.js';
 
 const GZIP = Buffer.from([0x1f, 0x8b, 0x08]);
@@ -21,8 +22,7 @@ export function isCompressed(head: Buffer): boolean {
 
 /** The layer's tar stream, decompressed. */
 export async function openLayerTar(source: Readable): Promise<Readable> {
-  const head = await peek(source, 4);
-  const rest = unread(head, source);
+  const { head, stream: rest } = await readHead(source, 4);
   if (head.subarray(0, 3).equals(GZIP)) return through(rest, createGunzip({ chunkSize: LAYER_ZLIB_CHUNK_BYTES }));
   if (head.subarray(0, 4).equals(ZSTD)) return zstdDecompress(rest);
   return rest;
@@ -39,44 +39,4 @@ function zstdDecompress(source: Readable): Readable {
     // zstd refusing its input is the data's fault (a client error); zstd not running at all is the machine's
     mapError: (err) => (err.exitCode === null ? err : invalidParameter(`invalid zstd layer: ${err.message}`, err)),
   });
-}
-
-async function peek(source: Readable, n: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  while (size < n) {
-    const chunk = source.read() as Buffer | null;
-    if (chunk === null) {
-      if (source.readableEnded) break;
-      // a source that failed before we listened says so no more: its error is kept
-      if (source.destroyed) throw source.errored ?? new Error('the layer stream closed before its first bytes');
-      await new Promise<void>((resolve, reject) => {
-        const done = () => {
-          source.off('readable', done);
-          source.off('end', done);
-          source.off('error', fail);
-          resolve();
-        };
-        const fail = (err: Error) => {
-          done();
-          reject(err);
-        };
-        source.once('readable', done);
-        source.once('end', done);
-        source.once('error', fail);
-      });
-      continue;
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  return Buffer.concat(chunks);
-}
-
-/** `source` with `head`, read from it, put back in front (no stage between: it costs on every chunk). */
-function unread(head: Buffer, source: Readable): Readable {
-  // once it has ended, a stream takes nothing back
-  if (source.readableEnded) return Readable.from(head.length > 0 ? [head] : []);
-  if (head.length > 0) source.unshift(head);
-  return source;
 }

@@ -1,0 +1,110 @@
+// The build cache's file checksums, as dockerd 20.10 computes them (moby pkg/tarsum, version 1):
+// SHA-256 over a tar header's fields, each written as its name then its value (name, mode,
+// uid, gid, size, typeflag, linkname, uname, gname, devmajor, devminor, then the extended
+// attributes sorted by name; the time left out), followed by the file's data. uname and gname are
+// always empty: tarsum blanks them when it reads an archive, and 20.10.27 never looks them up when
+// it hashes a file (FileInfoHeaderNoLookups; 20.10.24 did, so its checksums of files in images
+// differ). A build context's checksums come from the headers of the archive the client sent, so the
+// client's names ("./a" or "a"), modes and owners count.
+import { createHash, type Hash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { extract, type Header } from 'tar-stream';
+import { EngineError } from '../../errors.js';
+import { goClean } from './go-path.js';
+
+export interface TarsumHeader {
+  /** the entry's name as in the archive (a directory's ends in `/`) */
+  name: string;
+  /** permission bits, setuid/setgid/sticky, and the file type bits when the archive has them */
+  mode: number;
+  uid: number;
+  gid: number;
+  size: number;
+  /** the tar type flag: '0' file, '1' hard link, '2' symbolic link, '5' directory... */
+  typeflag: string;
+  linkname: string;
+  devmajor: number;
+  devminor: number;
+  xattrs: Array<[string, Buffer]>;
+}
+
+/** A SHA-256 with the header written; the file's data goes in next. */
+export function tarsumHash(header: TarsumHeader): Hash {
+  const hash = createHash('sha256');
+  const fields: Array<[string, string]> = [
+    ['name', header.name],
+    ['mode', String(header.mode)],
+    ['uid', String(header.uid)],
+    ['gid', String(header.gid)],
+    ['size', String(header.size)],
+    ['typeflag', header.typeflag],
+    ['linkname', header.linkname],
+    ['uname', ''],
+    ['gname', ''],
+    ['devmajor', String(header.devmajor)],
+    ['devminor', String(header.devminor)],
+  ];
+  for (const [key, value] of fields) hash.update(key + value, 'utf8');
+  const xattrs = [...header.xattrs].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  for (const [key, value] of xattrs) hash.update(Buffer.concat([Buffer.from(key), value]));
+  return hash;
+}
+
+const TYPE_FLAGS: Record<string, string> = {
+  file: '0',
+  link: '1',
+  symlink: '2',
+  'character-device': '3',
+  'block-device': '4',
+  directory: '5',
+  fifo: '6',
+  'contiguous-file': '7',
+};
+
+/**
+ * The checksum of every entry of a tar stream, by its cleaned name ('.' for the root); when a name
+ * comes twice the first counts, as with dockerd's FileInfoSums.GetFile.
+ */
+export async function sumTarEntries(tar: Readable): Promise<Map<string, string>> {
+  const sums = new Map<string, string>();
+  const entries = extract();
+  tar.on('error', (err) => entries.destroy(err));
+  tar.pipe(entries);
+  try {
+    for await (const entry of entries) {
+      const hash = tarsumHash(headerOf(entry.header));
+      for await (const chunk of entry as AsyncIterable<Buffer>) hash.update(chunk);
+      const name = goClean(`/${entry.header.name}`).slice(1) || '.';
+      if (!sums.has(name)) sums.set(name, hash.digest('hex'));
+    }
+  } catch (err) {
+    throw formatError(err as Error);
+  }
+  return sums;
+}
+
+/** tar-stream's complaints about the archive in the words of Go's archive/tar, as dockerd reports them. */
+function formatError(err: Error): Error {
+  if (err.message === 'Unexpected end of data') return new EngineError('system', 'unexpected EOF');
+  if (err.message.startsWith('Invalid tar header')) return new EngineError('system', 'archive/tar: invalid tar header');
+  return err;
+}
+
+function headerOf(h: Header): TarsumHeader {
+  const pax = (h.pax ?? {}) as Record<string, string>;
+  const xattrs: Array<[string, Buffer]> = [];
+  for (const [key, value] of Object.entries(pax)) if (key.startsWith('SCHILY.xattr.')) xattrs.push([key.slice('SCHILY.xattr.'.length), Buffer.from(value)]);
+  return {
+    name: h.name,
+    mode: h.mode,
+    // Go's reader takes the owner from the extended header when it has one
+    uid: pax.uid !== undefined ? Number(pax.uid) : h.uid,
+    gid: pax.gid !== undefined ? Number(pax.gid) : h.gid,
+    size: h.size,
+    typeflag: TYPE_FLAGS[h.type] ?? '0',
+    linkname: h.linkname ?? '',
+    devmajor: h.devmajor,
+    devminor: h.devminor,
+    xattrs,
+  };
+}
