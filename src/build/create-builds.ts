@@ -10,7 +10,7 @@ import { parseBuildOptions, type BuildQuery } from './build-options.js';
 import type { BuildContainers, BuildImages } from './build-ports.js';
 import { BuildSession } from './builder/build-session.js';
 import { openBuildContext } from './context/build-context.js';
-import { parseDockerfile } from './dockerfile/parse-dockerfile.js';
+import { readDockerfile } from './dockerfile/read-dockerfile.js';
 
 export interface BuildsDeps {
   dataRoot: string;
@@ -23,7 +23,8 @@ export interface BuildsDeps {
 const PRUNE_FILTERS = new Set(['until', 'id', 'parent', 'type', 'description', 'inuse', 'shared', 'private']);
 
 export function createBuilds(deps: BuildsDeps) {
-  const staging = new Staging(path.join(deps.dataRoot, 'staging', 'build'));
+  const stagingDir = path.join(deps.dataRoot, 'staging', 'build');
+  const staging = new Staging(stagingDir);
   const swept = staging.sweep();
   if (swept > 0) deps.log.info({ swept }, 'removed the contexts interrupted builds left');
   const api = {
@@ -31,10 +32,18 @@ export function createBuilds(deps: BuildsDeps) {
       const options = parseBuildOptions(query, registryConfig);
       return {
         async run({ out, input, signal }) {
-          const context = await openBuildContext({ staging, input, remote: options.remote, dockerfile: options.dockerfile, signal });
+          const context = await openBuildContext({
+            stagingDir,
+            body: input,
+            remote: options.remote,
+            dockerfile: options.dockerfile,
+            signal,
+            // a remote context's download, as dockerd shows it
+            onDownloadProgress: (current, total) => void out.progress('Downloading context', options.remote, current, total),
+          });
           try {
-            const dockerfile = parseDockerfile(context.dockerfileText);
-            await new BuildSession({ images: deps.images, containers: deps.containers }, options, context, dockerfile, out, signal).run();
+            const dockerfile = readDockerfile(context.dockerfileName ?? 'Dockerfile', Buffer.from(context.dockerfileText));
+            await new BuildSession({ images: deps.images, containers: deps.containers, stagingDir }, options, context, dockerfile, out, signal).run();
           } finally {
             await context.close();
           }
@@ -43,7 +52,7 @@ export function createBuilds(deps: BuildsDeps) {
     },
     prune(opts: { all: boolean; keepStorageBytes: number; filters: FilterArgs }) {
       opts.filters.validate(PRUNE_FILTERS);
-      return { cachesDeleted: [] as string[], reclaimedBytes: 0 };
+      return { cachesDeleted: null, reclaimedBytes: 0 };
     },
   };
   return { api };

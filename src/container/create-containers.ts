@@ -10,7 +10,6 @@ import { resolveCommand } from '../runtime/tool-path.js';
 import { ContainerArchive } from './archive/container-archive.js';
 import { daemonCreateLimits } from './config/create-limits.js';
 import { containerApi } from './container-api.js';
-import type { CreateBehaviours } from './config/create-behaviours.js';
 import { stepContainers } from './step-containers.js';
 import { commitContainer, type CommitRequest } from './container-commit.js';
 import { ContainerEvents } from './container-events.js';
@@ -72,8 +71,8 @@ export async function createContainers(deps: ContainersDeps) {
     commitApi: { commit: (req: CommitRequest) => commitContainer({ service, rootfs, images, events }, req) },
     /** the typed create path, for whatever makes containers besides the API */
     service,
-    /** a build's step containers, created as the API version given creates them */
-    stepContainers: (behaviours: CreateBehaviours) => stepContainers({ service, paths, events, rootfs, images, limits, dataRoot, behaviours }),
+    /** a build's step containers */
+    stepContainers: stepContainers({ service, paths, events, rootfs, images, limits, dataRoot }),
     inventory: containerInventory(store, viewDeps),
     /** Stops watching runs; the containers keep running under conmon. */
     shutdown: () => service.shutdown(),

@@ -14,13 +14,19 @@ import { normalizeCreate } from './config/normalize-create.js';
 import type { ContainerConfig, HostConfig } from './config/types.js';
 import type { ContainerImages } from './container-images.js';
 
+/**
+ * A build step is no client's request: its container is created as the current API version (1.41)
+ * creates one (api-version.ts's table at 1.41, for the behaviours create asks about).
+ */
+const CURRENT_API_BEHAVIOURS: CreateBehaviours = {
+  has: (name) => ['kernelMemoryTcpField', 'bindNonRecursiveOption', 'envWithoutEqualsRemovesVariable', 'healthcheckMinimumDuration', 'cgroupnsMode'].includes(name),
+};
+
 export interface StepContainersDeps extends AttachDeps {
   rootfs: RootfsStore;
   images: ContainerImages;
   limits: CreateLimits;
   dataRoot: string;
-  /** the current API version's: a build step is no client's request */
-  behaviours: CreateBehaviours;
 }
 
 export interface StepCommit {
@@ -41,7 +47,7 @@ export function stepContainers(deps: StepContainersDeps) {
       // a FROM scratch stage's steps have no image
       const image = imageId === '' ? undefined : images.get(imageId);
       const body = { config: { ...structuredClone(config), Image: imageId }, hostConfig: structuredClone(hostConfig), networkingConfig: {} };
-      const { warnings, ...normalized } = normalizeCreate({ body, api: deps.behaviours, image: image?.config.config ?? null, limits: deps.limits, dataRoot: deps.dataRoot });
+      const { warnings, ...normalized } = normalizeCreate({ body, api: CURRENT_API_BEHAVIOURS, image: image?.config.config ?? null, limits: deps.limits, dataRoot: deps.dataRoot });
       const layers = image === undefined ? { id: '' as Digest, topLayer: null, layerDirs: [] } : { id: image.id, topLayer: image.topLayer, layerDirs: images.layerDirs(image) };
       const id = await service.create({ image: layers, ...normalized });
       return { id, warnings };

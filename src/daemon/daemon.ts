@@ -3,7 +3,6 @@
 // file, the listeners, and the order of starting and stopping. It holds no rule of any area.
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { negotiateApiVersion } from '../api/api-version.js';
 import { createApiServer, type ApiServer } from '../api/server.js';
 import { createBuilds } from '../build/create-builds.js';
 import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig } from '../config/daemon-config.js';
@@ -57,7 +56,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const volumes = await createVolumes({ dataRoot, events, log, users: records.usage.volumeUsers, pluginsDir: config.pluginsDir });
     const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers });
     undo.push(() => containers.shutdown());
-    const builds = createBuilds({ dataRoot, log, images: images.build, containers: containers.stepContainers(negotiateApiVersion(undefined)) });
+    const builds = createBuilds({ dataRoot, log, images: images.build, containers: containers.stepContainers });
     const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory, volumes: volumes.inventory }, networkDrivers: networks.drivers });
 
     api = createApiServer(

@@ -6,10 +6,13 @@ import type { ServerResponse } from 'node:http';
 export class NdjsonWriter {
   private readonly res: ServerResponse;
   private readonly signal: AbortSignal;
+  private readonly lineEnd: string;
 
-  constructor(res: ServerResponse, signal: AbortSignal) {
+  /** `lineEnd`: dockerd ends its progress messages with \r\n (streamformatter), other streams with \n. */
+  constructor(res: ServerResponse, signal: AbortSignal, lineEnd = '\n') {
     this.res = res;
     this.signal = signal;
+    this.lineEnd = lineEnd;
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.flushHeaders();
   }
@@ -17,7 +20,7 @@ export class NdjsonWriter {
   /** Sends one record, encoded as a line of JSON. Rejects with an AbortError once the client has gone away. */
   async writeLine(json: string): Promise<void> {
     this.signal.throwIfAborted();
-    if (!this.res.write(json + '\n')) {
+    if (!this.res.write(json + this.lineEnd)) {
       await once(this.res, 'drain', { signal: this.signal });
     }
   }

@@ -1,7 +1,8 @@
-// Docker's JSON progress messages (jsonmessage) out of one response, one object per line, for
-// load, import and next pull, push and build. The head goes out at once, or with the first
-// message when the route wants failures up to then to be status codes. Once it is out, a failure
-// can only be written in-band, as dockerd writes it.
+// Docker's JSON progress messages (jsonmessage) out of one response, one object per line ended by
+// \r\n and with <, > and & escaped, as dockerd's streamformatter writes them, for load, import,
+// pull, push and build. The head goes out at once, or with the first message when the route wants
+// failures up to then to be status codes. Once it is out, a failure can only be written in-band,
+// as dockerd writes it.
 import type { ServerResponse } from 'node:http';
 import type { ProgressSink } from '../../lib/stream-session.js';
 import { NdjsonWriter } from './ndjson-writer.js';
@@ -53,12 +54,12 @@ export class ProgressWriter implements ProgressSink {
   }
 
   private head(): NdjsonWriter {
-    return (this.out ??= new NdjsonWriter(this.res, this.signal));
+    return (this.out ??= new NdjsonWriter(this.res, this.signal, '\r\n'));
   }
 
   private send(message: object): Promise<void> {
     this.signal.throwIfAborted();
-    return this.head().writeLine(JSON.stringify(message));
+    return this.head().writeLine(goJsonText(JSON.stringify(message)));
   }
 }
 
@@ -86,4 +87,9 @@ function humanSize(bytes: number): string {
     unit++;
   }
   return `${Number(size.toPrecision(4))}${UNITS[unit]}`;
+}
+
+/** Go's json.Marshal escapes HTML's special characters and the JavaScript line separators. */
+function goJsonText(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -12,6 +12,7 @@ import type { ProgressSink } from '../../lib/stream-session.js';
 import type { BuildOptions } from '../build-options.js';
 import type { BuildContainers, BuildImages } from '../build-ports.js';
 import type { BuildContext } from '../context/build-context.js';
+import { CopySource } from '../context/copy-source.js';
 import { parseDockerfile, type ParsedDockerfile } from '../dockerfile/parse-dockerfile.js';
 import { parseCommand, parseStages, type Command } from '../dockerfile/instructions.js';
 import { processWord, type EscapeToken } from '../dockerfile/shell-lex.js';
@@ -26,6 +27,8 @@ import { StepRunner } from './step-runner.js';
 export interface BuildSessionDeps {
   images: BuildImages;
   containers: BuildContainers;
+  /** where ADD's downloads go, on the data root's file system */
+  stagingDir: string;
 }
 
 export class BuildSession {
@@ -62,6 +65,10 @@ export class BuildSession {
     return this.deps.images;
   }
 
+  get stagingDir(): string {
+    return this.deps.stagingDir;
+  }
+
   /** The build's image ID. */
   async run(): Promise<string> {
     try {
@@ -75,7 +82,9 @@ export class BuildSession {
   }
 
   private async build(): Promise<string> {
-    let { metaArgs, stages } = parseStages(this.dockerfile);
+    const parsed = parseStages(this.dockerfile);
+    const { metaArgs } = parsed;
+    let { stages } = parsed;
     if (this.options.target !== '') {
       const at = stages.findIndex((s) => s.name === this.options.target.toLowerCase());
       if (at < 0) throw invalidParameter(`failed to reach build target ${this.options.target} in Dockerfile`);
@@ -117,7 +126,8 @@ export class BuildSession {
         state.updateRunConfig();
         await this.output.stdout(` ---> ${shortId(state.imageId)}\n`);
       }
-      await this.output.aux({ ID: state.imageId });
+      // a stage that made no image (FROM scratch alone) announces none
+      if (state.imageId !== '') await this.output.aux({ ID: state.imageId });
       buildArgs.mergeReferenced(state.buildArgs);
       this.stageImages.push({ name: stage.name, imageId: state.imageId });
     }
@@ -150,6 +160,31 @@ export class BuildSession {
     const { nodes } = parseDockerfile(trigger);
     if (nodes.length !== 1) throw invalidParameter('onbuild trigger should be a single expression');
     return parseCommand(nodes[0]);
+  }
+
+  /**
+   * COPY --from's image: an earlier stage by name or position, else an image (pulled when it is
+   * not here, or always with pull=1), as dockerd's getImageMount.
+   */
+  async fromImage(nameOrIndex: string): Promise<string> {
+    const stage = this.stageImage(nameOrIndex, true);
+    if (stage !== undefined) return stage;
+    if (/^-?\d+$/.test(nameOrIndex)) throw new EngineError('system', 'index out of bounds');
+    if (this.options.pull || this.images.find(nameOrIndex) === undefined) {
+      await this.images.pull(nameOrIndex, this.authFor(nameOrIndex), this.options.platform, this.output.progress, this.signal);
+    }
+    return this.images.get(nameOrIndex).id;
+  }
+
+  /** Runs `work` on an image's root file system, mounted (through a container of it that never runs). */
+  async withImageRoot<T>(imageId: string, work: (source: CopySource) => Promise<T>): Promise<T> {
+    const { containers } = this.deps;
+    const { id } = await containers.create(imageId, { Cmd: ['true'] }, this.options.hostConfig);
+    try {
+      return await containers.withRootfs(id, (merged) => work(new CopySource(merged)));
+    } finally {
+      await containers.remove(id);
+    }
   }
 
   /** The image of an earlier stage by name, or (for COPY --from) by position. */

@@ -26,6 +26,7 @@ import { downloadRemoteContext } from './remote-context.js';
 import { isGitURL, isURL } from './remote-url.js';
 import { followSymlinkInScope } from './scoped-path.js';
 import { scopedRootAt } from './scoped-root-at.js';
+import { completeTarEnd } from './tar-end.js';
 import { sumTarEntries } from './tarsum.js';
 
 const DEFAULT_DOCKERFILE = 'Dockerfile';
@@ -102,10 +103,12 @@ async function fromArchive(body: Readable, holder: string, signal: AbortSignal |
   const input = new PassThrough();
   body.on('error', (err) => input.destroy(err));
   body.pipe(input);
-  const tar = await decompressArchive(input).catch((err: unknown) => {
+  const decompressed = await decompressArchive(input).catch((err: unknown) => {
     body.unpipe(input);
     throw err;
   });
+  const tar = decompressed.pipe(completeTarEnd());
+  decompressed.once('error', (err) => tar.destroy(err));
   const forExtraction = new PassThrough();
   const forSums = new PassThrough();
   tar.once('error', (err) => {

@@ -77,7 +77,7 @@ class Extractor {
     if (rel === undefined) throw failure(`${quote(rawName)} is outside of ${quote(dest)}`);
     if (rel === '') return drain(data);
     const target = `${dest === '/' ? '' : dest}/${rel}`;
-    const parent = this.parentDir(path.posix.dirname(target));
+    const parent = this.parentDir(path.posix.dirname(target), target);
     let keepsPaths = false;
     try {
       const name = path.posix.basename(target);
@@ -169,10 +169,21 @@ class Extractor {
     }
   }
 
-  /** The parent directory of an entry, open (kept for the next entries); made (0755) where missing, as dockerd's MkdirAll. */
-  private parentDir(dir: BytePath): DirHandle {
+  /**
+   * The parent directory of an entry, open (kept for the next entries); made (0755) where missing,
+   * as dockerd's MkdirAll, but only when its own name is missing (dockerd's Lstat): a link to a
+   * directory that does not exist is no directory to make, and the entry cannot be written there.
+   */
+  private parentDir(dir: BytePath, target: BytePath): DirHandle {
     if (this.parent?.dir === dir) return this.parent.handle;
     this.forgetParent();
+    const named = this.opts.root.resolve(dir, { followLast: false });
+    this.opts.root.release(named.parents);
+    if (named.found && named.entry.stats.isSymbolicLink()) {
+      const res = this.opts.root.resolve(dir, { followLast: true });
+      this.opts.root.release(res.parents);
+      if (!res.found) throw failure(`open ${displayPath(target)}: no such file or directory`);
+    }
     const handle = this.resolveParent(dir);
     this.parent = { dir, handle };
     return handle;

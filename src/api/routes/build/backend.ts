@@ -6,7 +6,8 @@ import type { ProgressSink, StreamSession } from '../../../lib/stream-session.js
 export interface BuildBackend {
   /** Checks the query and headers (400s); the build, to run on the request's body. */
   build(query: { get(name: string): string | null; getAll(name: string): string[] }, registryConfig: string | undefined): StreamSession<ProgressSink>;
-  prune(opts: { all: boolean; keepStorageBytes: number; filters: FilterArgs }): { cachesDeleted: string[]; reclaimedBytes: number };
+  /** dockerd's null: nothing deleted */
+  prune(opts: { all: boolean; keepStorageBytes: number; filters: FilterArgs }): { cachesDeleted: string[] | null; reclaimedBytes: number };
 }
 
 export type { BuildOptions };

@@ -16,7 +16,10 @@ export class RunFailedError extends EngineError {
   }
 }
 
+const MOUNT_NEEDS_BUILDKIT = 'the --mount option requires BuildKit. Refer to https://docs.docker.com/go/buildkit/ to learn how to build images with BuildKit enabled';
+
 export async function dispatchRun(b: StepRunner, state: DispatchState, c: RunCommand): Promise<void> {
+  if (c.flagsUsed.includes('mount')) throw new EngineError('system', MOUNT_NEEDS_BUILDKIT);
   const cmd = c.prependShell ? [...state.shell(), ...c.cmdLine] : [...c.cmdLine];
   const buildArgs = state.buildArgs.filterAllowed(state.runConfig.Env ?? []);
   const saveCmd = buildArgs.length > 0 ? withBuildArgs(state, buildArgs, cmd) : cmd;

@@ -4,7 +4,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkdirCommand } from '../../dockerfile/instructions.js';
-import { scopedPath } from '../scoped-path.js';
+import { EngineError } from '../../../errors.js';
+import { followSymlinkInScope } from '../../context/scoped-path.js';
 import type { DispatchState } from '../dispatch-state.js';
 import type { StepRunner } from '../step-runner.js';
 
@@ -15,7 +16,9 @@ export async function dispatchWorkdir(b: StepRunner, state: DispatchState, c: Wo
   if (await b.probeCache(state, config)) return;
   const id = await b.create(state, config);
   await b.containers.withRootfs(id, async (root) => {
-    await mkdir(await scopedPath(root, dir), { recursive: true, mode: 0o755 });
+    const inRoot = followSymlinkInScope(root, dir);
+    if (inRoot === undefined) throw new EngineError('system', `failed to create the working directory ${dir}: not a directory`);
+    await mkdir(path.join(root, inRoot), { recursive: true, mode: 0o755 });
   });
   await b.commitContainer(state, id, config);
 }
