@@ -60,17 +60,21 @@ export function stepContainers(deps: StepContainersDeps) {
       const cancel = () => stop.abort();
       signal.addEventListener('abort', cancel, { once: true });
       const attached = attach.run({ out, signal: stop.signal });
+      // a cancelled build stops its step (dockerd kills it), also when it is cancelled as it starts
+      const onCancel = () => void service.kill(id, 'KILL').catch(() => {});
       try {
         await service.start(id);
-        // a cancelled build stops its step (dockerd kills it)
-        const onCancel = () => void service.kill(id, 'KILL').catch(() => {});
         signal.addEventListener('abort', onCancel, { once: true });
+        if (signal.aborted) onCancel();
         const { statusCode } = await service.wait(id, 'not-running');
-        signal.removeEventListener('abort', onCancel);
-        await attached;
+        // output that could not go out to a client that left is no failure of the step
+        await attached.catch((err: unknown) => {
+          if (!signal.aborted) throw err;
+        });
         return statusCode;
       } finally {
         signal.removeEventListener('abort', cancel);
+        signal.removeEventListener('abort', onCancel);
         stop.abort();
         await attached.catch(() => {});
       }

@@ -56,7 +56,8 @@ async function post(headAtOnce: boolean, run: Run, body = ''): Promise<{ status:
   return { status: res.status, body: await res.text() };
 }
 
-const line = (message: unknown) => JSON.stringify(message) + '\n';
+// dockerd's streamformatter ends each progress message with \r\n
+const line = (message: unknown) => JSON.stringify(message) + '\r\n';
 
 describe('runProgressSession', () => {
   it('runs the session with the request body as its input', async () => {
@@ -72,7 +73,7 @@ describe('runProgressSession', () => {
     const r = await post(false, async () => {
       throw invalidParameter('invalid image archive: neither manifest.json nor index.json found');
     });
-    assert.deepEqual(r, { status: 400, body: line({ message: 'invalid image archive: neither manifest.json nor index.json found' }) });
+    assert.deepEqual(r, { status: 400, body: JSON.stringify({ message: 'invalid image archive: neither manifest.json nor index.json found' }) + '\n' });
   });
 
   it('writes a failure after the head in-band, and ends the stream as a success would', async () => {

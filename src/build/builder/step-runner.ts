@@ -67,6 +67,13 @@ export class StepRunner {
     state.imageId = await this.containers.commit(id, { config: structuredClone(state.runConfig), containerConfig, author: state.maintainer, namesContainer }, this.signal);
   }
 
+  /** A cancelled step's container goes at once, whatever rm says, as dockerd's (nobody is left to tell). */
+  async discard(id: string): Promise<void> {
+    const at = this.made.indexOf(id);
+    if (at >= 0) this.made.splice(at, 1);
+    await this.containers.remove(id);
+  }
+
   /** After a step: its containers go with rm (always with forcerm). */
   async afterStep(failed: boolean): Promise<void> {
     if (!(this.opts.forceRemove || (this.opts.remove && !failed))) return;

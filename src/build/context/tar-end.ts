@@ -35,8 +35,10 @@ export function completeTarEnd(): Transform {
         else {
           const type = String.fromCharCode(header[156]);
           const size = HEADER_ONLY.has(type) ? 0 : entrySize(header);
-          dataLeft = size;
-          padLeft = (BLOCK - (size % BLOCK)) % BLOCK;
+          // a header that is none: the reader says so, nothing is added
+          if (!Number.isSafeInteger(size) || size < 0) ended = true;
+          dataLeft = ended ? 0 : size;
+          padLeft = ended ? 0 : (BLOCK - (size % BLOCK)) % BLOCK;
         }
         header = Buffer.alloc(0);
       }

@@ -2,8 +2,10 @@
 // that exits non-zero (its code in the error and as the CLI's exit status; the failed container
 // left unless --force-rm), errors found before the stream starts (a status and a message) and
 // errors during it (an errorDetail record that ends it, status 200); no image tagged, no
-// container left by a failed step other than a failed RUN's.
+// container left by a failed step other than a failed RUN's; a build whose client goes away
+// stops its running step and removes its container.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { tarOf } from '../../helpers/image-archives.js';
 import { build, containerIds, postBuild, records, startBuildDaemon, writeContext, type BuildDaemon } from './build-daemon.js';
@@ -146,5 +148,33 @@ describe('docker build: failures', () => {
     const recs = records(res.body);
     assert.ok(recs.at(-2)?.aux, res.body);
     assert.deepEqual(recs.at(-1), { errorDetail: { message: 'a stage name already used' }, error: 'a stage name already used' });
+  });
+
+  test('a client that goes away mid-RUN cancels the build: the step is killed and its container removed', async () => {
+    const before = new Set(await containerIds(bd));
+    const context = await contextOf('FROM busybox\nRUN echo started; sleep 60\n');
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request({ socketPath: bd.socket, method: 'POST', path: '/v1.41/build?t=cancelled:1', headers: { 'Content-Type': 'application/x-tar' } }, (res) => {
+        res.on('data', (chunk: Buffer) => {
+          // the step runs: the client goes
+          if (chunk.toString().includes('started')) {
+            req.destroy();
+            resolve();
+          }
+        });
+        res.on('error', () => {});
+      });
+      req.on('error', () => {});
+      req.end(context);
+      setTimeout(() => reject(new Error('the RUN step never started')), 20_000).unref();
+    });
+    const deadline = Date.now() + 15_000;
+    let left = (await containerIds(bd)).filter((id) => !before.has(id));
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      left = (await containerIds(bd)).filter((id) => !before.has(id));
+    }
+    assert.deepEqual(left, [], 'the cancelled step\'s container is gone');
+    assert.equal((await bd.request('GET', '/images/cancelled:1/json')).status, 404);
   });
 });

@@ -38,7 +38,10 @@ export async function dispatchRun(b: StepRunner, state: DispatchState, c: RunCom
   delete runConfig.Healthcheck;
   const id = await b.create(state, runConfig);
   const code = await b.containers.run(id, b.output.frames, b.signal);
-  if (b.signal.aborted) throw new EngineError('system', 'Build cancelled');
+  if (b.signal.aborted) {
+    await b.discard(id);
+    throw new EngineError('system', 'Build cancelled');
+  }
   if (code !== 0) throw new RunFailedError(`The command '${cmd.join(' ')}' returned a non-zero code: ${code}`, code);
   await b.commitContainer(state, id, probeConfig);
 }
