@@ -45,7 +45,8 @@ export function createBuilds(deps: BuildsDeps) {
             const dockerfile = readDockerfile(context.dockerfileName ?? 'Dockerfile', Buffer.from(context.dockerfileText));
             await new BuildSession({ images: deps.images, containers: deps.containers, stagingDir }, options, context, dockerfile, out, signal).run();
           } finally {
-            await context.close();
+            // the answer need not wait for the context's files to go
+            context.close().catch((err: unknown) => deps.log.warn({ err }, 'removing a build context failed'));
           }
         },
       };

@@ -27,7 +27,7 @@ import { isGitURL, isURL } from './remote-url.js';
 import { followSymlinkInScope } from './scoped-path.js';
 import { scopedRootAt } from './scoped-root-at.js';
 import { completeTarEnd } from './tar-end.js';
-import { sumTarEntries } from './tarsum.js';
+import { TarSums, tarFormatError } from './tarsum.js';
 
 const DEFAULT_DOCKERFILE = 'Dockerfile';
 
@@ -92,8 +92,9 @@ export async function openBuildContext(opts: BuildContextOptions): Promise<Build
 }
 
 /**
- * The archive extracted into `holder`/context while its entries are checksummed: dockerd reads it
- * through tarsum on its way to the extraction. The first failure on either side stops both.
+ * The archive extracted into `holder`/context while its entries are checksummed, in one reading:
+ * dockerd reads it through tarsum on its way to the extraction, so a bad archive is tarsum's error,
+ * in Go's archive/tar words.
  */
 async function fromArchive(body: Readable, holder: string, signal: AbortSignal | undefined): Promise<CopySource> {
   const root = path.join(holder, 'context');
@@ -109,32 +110,16 @@ async function fromArchive(body: Readable, holder: string, signal: AbortSignal |
   });
   const tar = decompressed.pipe(completeTarEnd());
   decompressed.once('error', (err) => tar.destroy(err));
-  const forExtraction = new PassThrough();
-  const forSums = new PassThrough();
-  tar.once('error', (err) => {
-    forExtraction.destroy(err);
-    forSums.destroy(err);
-  });
   const abort = () => tar.destroy(signal?.reason as Error);
   signal?.addEventListener('abort', abort, { once: true });
-  tar.pipe(forExtraction);
-  tar.pipe(forSums);
-  let first: unknown;
-  const failed = (err: unknown) => {
-    first ??= err;
-    tar.destroy(err as Error);
-    throw err;
-  };
+  const sums = new TarSums();
   const scoped = scopedRootAt(root);
   try {
-    const [extracted, sums] = await Promise.allSettled([
-      extractArchive(forExtraction, { root: scoped, dest: '/', noOverwriteDirNonDir: false }).catch(failed),
-      sumTarEntries(forSums).catch(failed),
-    ]);
-    // the checksums' own failure (the archive's format, in Go's words) first: dockerd meets it first
-    if (sums.status === 'rejected' && sums.reason !== first) throw sums.reason;
-    if (extracted.status === 'rejected' || sums.status === 'rejected') throw first;
-    return new CopySource(root, sums.value);
+    await extractArchive(tar, { root: scoped, dest: '/', noOverwriteDirNonDir: false, observe: (header) => sums.observe(header) });
+    return new CopySource(root, sums.sums);
+  } catch (err) {
+    const cause = (err as Error).cause;
+    throw cause instanceof Error ? tarFormatError(cause) : err;
   } finally {
     body.unpipe(input);
     signal?.removeEventListener('abort', abort);

@@ -7,8 +7,8 @@
 // differ). A build context's checksums come from the headers of the archive the client sent, so the
 // client's names ("./a" or "a"), modes and owners count.
 import { createHash, type Hash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { extract, type Header } from 'tar-stream';
+import type { Header } from 'tar-stream';
+import type { EntryObserver } from '../../container/archive/extract-archive.js';
 import { EngineError } from '../../errors.js';
 import { goClean } from './go-path.js';
 
@@ -62,29 +62,27 @@ const TYPE_FLAGS: Record<string, string> = {
 };
 
 /**
- * The checksum of every entry of a tar stream, by its cleaned name ('.' for the root); when a name
- * comes twice the first counts, as with dockerd's FileInfoSums.GetFile.
+ * The checksum of every entry of an archive, by its cleaned name ('.' for the root), gathered as
+ * the extraction reads it (ExtractOptions.observe); when a name comes twice the first counts, as
+ * with dockerd's FileInfoSums.GetFile.
  */
-export async function sumTarEntries(tar: Readable): Promise<Map<string, string>> {
-  const sums = new Map<string, string>();
-  const entries = extract();
-  tar.on('error', (err) => entries.destroy(err));
-  tar.pipe(entries);
-  try {
-    for await (const entry of entries) {
-      const hash = tarsumHash(headerOf(entry.header));
-      for await (const chunk of entry as AsyncIterable<Buffer>) hash.update(chunk);
-      const name = goClean(`/${entry.header.name}`).slice(1) || '.';
-      if (!sums.has(name)) sums.set(name, hash.digest('hex'));
-    }
-  } catch (err) {
-    throw formatError(err as Error);
+export class TarSums {
+  readonly sums = new Map<string, string>();
+
+  observe(header: Header): EntryObserver {
+    const hash = tarsumHash(headerOf(header));
+    const name = goClean(`/${header.name}`).slice(1) || '.';
+    return {
+      data: (chunk) => hash.update(chunk),
+      end: () => {
+        if (!this.sums.has(name)) this.sums.set(name, hash.digest('hex'));
+      },
+    };
   }
-  return sums;
 }
 
-/** tar-stream's complaints about the archive in the words of Go's archive/tar, as dockerd reports them. */
-function formatError(err: Error): Error {
+/** The archive reader's complaints in the words of Go's archive/tar, as dockerd's tarsum reports them. */
+export function tarFormatError(err: Error): Error {
   if (err.message === 'Unexpected end of data') return new EngineError('system', 'unexpected EOF');
   if (err.message.startsWith('Invalid tar header')) return new EngineError('system', 'archive/tar: invalid tar header');
   return err;

@@ -29,11 +29,19 @@ export interface ExtractOptions {
   noOverwriteDirNonDir: boolean;
   /** every entry's owner instead of the archive's (copyUIDGID) */
   owner?: { uid: number; gid: number };
+  /** sees every entry's header and bytes as they are extracted (a build context's checksums), in one reading of the archive */
+  observe?: (header: Header) => EntryObserver;
+}
+
+export interface EntryObserver {
+  data(chunk: Buffer): void;
+  /** the entry is extracted */
+  end(): void;
 }
 
 /** dockerd's wording for a failed extraction (the exit status is its re-executed helper's). */
-function failure(message: string): EngineError {
-  return new EngineError('system', `Error processing tar file(exit status 1): ${message}`);
+function failure(message: string, cause?: unknown): EngineError {
+  return new EngineError('system', `Error processing tar file(exit status 1): ${message}`, { cause });
 }
 
 /**
@@ -49,17 +57,27 @@ export async function extractArchive(tar: Readable, opts: ExtractOptions): Promi
   tar.pipe(entries);
   try {
     for await (const entry of entries) {
-      await extractor.entry(entry.header, entry as AsyncIterable<Buffer>);
+      const observer = opts.observe?.(entry.header);
+      await extractor.entry(entry.header, observer === undefined ? (entry as AsyncIterable<Buffer>) : tap(entry as AsyncIterable<Buffer>, observer));
+      observer?.end();
     }
     extractor.forgetParent();
     extractor.directoryTimes();
   } catch (err) {
     if (err instanceof EngineError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw failure(code === undefined ? (err as Error).message.replace(/^Unexpected end of data$/, 'unexpected EOF') : (err as Error).message);
+    // the cause is the archive reader's, when the archive itself is bad
+    throw failure(code === undefined ? (err as Error).message.replace(/^Unexpected end of data$/, 'unexpected EOF') : (err as Error).message, code === undefined ? err : undefined);
   } finally {
     extractor.forgetParent();
     tar.unpipe(entries);
+  }
+}
+
+async function* tap(data: AsyncIterable<Buffer>, observer: EntryObserver): AsyncGenerator<Buffer> {
+  for await (const chunk of data) {
+    observer.data(chunk);
+    yield chunk;
   }
 }
 
