@@ -30,7 +30,8 @@ export interface TarEntryHeader {
   xattrs?: Array<[string, Buffer]>;
 }
 
-const TYPE_FLAGS: Record<TarEntryType, string> = {
+/** the tar type flag of each kind of entry (tar-stream's names) */
+export const TYPE_FLAGS: Record<TarEntryType, string> = {
   file: '0',
   link: '1',
   symlink: '2',

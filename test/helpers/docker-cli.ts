@@ -7,7 +7,7 @@ export interface CliResult {
   stderr: string;
 }
 
-export function dockerCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function dockerCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...opts.env };
     delete env.DOCKER_CONTEXT;

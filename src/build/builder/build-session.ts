@@ -90,7 +90,6 @@ export class BuildSession {
       if (at < 0) throw invalidParameter(`failed to reach build target ${this.options.target} in Dockerfile`);
       stages = stages.slice(0, at + 1);
     }
-    if (stages.length === 0) throw invalidParameter('No image was generated. Is your Dockerfile empty?');
     // the build's labels: one LABEL step each, sorted, at the end of the last stage (buildLabelOptions)
     for (const key of Object.keys(this.options.labels).sort()) stages.at(-1)?.commands.push(labelCommand(key, this.options.labels[key]));
     for (const warning of this.dockerfile.warnings) await this.output.stderr(warning);

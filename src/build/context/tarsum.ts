@@ -10,6 +10,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { Header } from 'tar-stream';
 import type { EntryObserver } from '../../container/archive/extract-archive.js';
 import { EngineError } from '../../errors.js';
+import { TYPE_FLAGS, type TarEntryType } from '../../rootfs/tar-header.js';
 import { goClean } from './go-path.js';
 
 export interface TarsumHeader {
@@ -50,17 +51,6 @@ export function tarsumHash(header: TarsumHeader): Hash {
   return hash;
 }
 
-const TYPE_FLAGS: Record<string, string> = {
-  file: '0',
-  link: '1',
-  symlink: '2',
-  'character-device': '3',
-  'block-device': '4',
-  directory: '5',
-  fifo: '6',
-  'contiguous-file': '7',
-};
-
 /**
  * The checksum of every entry of an archive, by its cleaned name ('.' for the root), gathered as
  * the extraction reads it (ExtractOptions.observe); when a name comes twice the first counts, as
@@ -99,7 +89,8 @@ function headerOf(h: Header): TarsumHeader {
     uid: pax.uid !== undefined ? Number(pax.uid) : h.uid,
     gid: pax.gid !== undefined ? Number(pax.gid) : h.gid,
     size: h.size,
-    typeflag: TYPE_FLAGS[h.type] ?? '0',
+    // a contiguous file ('7') is a file to Go's reader too
+    typeflag: h.type === 'contiguous-file' ? '7' : (TYPE_FLAGS[h.type as TarEntryType] ?? '0'),
     linkname: h.linkname ?? '',
     devmajor: h.devmajor,
     devminor: h.devminor,

@@ -101,26 +101,9 @@ async function fromSocket(socket: string): Promise<BuildDaemon> {
   };
 }
 
-/** dockerCli, with a Buffer allowed as stdin (a gzip context). */
+/** dockerCli with a build's time limit. */
 function runDocker(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number }): Promise<CliResult> {
-  if (!Buffer.isBuffer(opts.input)) return dockerCli(args, { env: opts.env, input: opts.input, timeoutMs: opts.timeoutMs ?? 120_000 });
-  const input = opts.input;
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, ...opts.env };
-    delete env.DOCKER_CONTEXT;
-    const p = spawn('docker', args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (c) => (stdout += c));
-    p.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
-    p.on('error', reject);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    p.stdin.end(input);
-  });
+  return dockerCli(args, { env: opts.env, input: opts.input, timeoutMs: opts.timeoutMs ?? 120_000 });
 }
 
 export type ContextEntry = string | { content: string | Buffer; mode?: number } | { symlink: string } | { dir: true; mode?: number };
