@@ -13,6 +13,7 @@ import { readExitFile, removeExitFiles, type ExitRecord } from '../runtime/exit-
 import type { OciSpec } from '../runtime/oci-spec.js';
 import type { Runc } from '../runtime/runc.js';
 import { translateRuntimeError } from '../runtime/runtime-errors.js';
+import { logRotationOf } from './logs/log-options.js';
 import type { ContainerPaths } from './container-paths.js';
 import { buildContainerSpec } from './spec/build-spec.js';
 import { HOSTS_FILE, withoutLinkHosts } from './spec/etc-files.js';
@@ -98,6 +99,9 @@ export class ContainerRunner {
         () => undefined,
         (error: unknown) => ({ error }),
       );
+      // bad log options fail the start, as dockerd's logger does
+      const lc = record.hostConfig.LogConfig;
+      if (lc?.Type !== undefined && lc.Type !== 'none') logRotationOf(lc.Type, lc.Config ?? {});
       const started = await startUnderConmon({
         containerId: id,
         name: record.name.slice(1),

@@ -65,8 +65,12 @@ export interface HealthProbes {
   healthProbe(containerId: string): HealthProbe;
 }
 
+/** What rotates a running container's log (log-rotator.ts); undefined when its driver keeps it whole. */
+export type LogRotationWatch = (record: ContainerRecord) => { stop(): void; finish(): Promise<void> } | undefined;
+
 export interface ContainerServiceOptions {
   store: ContainerStore;
+  rotateLogs: LogRotationWatch;
   runner: ContainerRunner;
   rootfs: RootfsStore;
   volumes: ContainerVolumes;
@@ -84,6 +88,8 @@ interface Run {
   finished: Promise<void>;
   stopWatching: AbortController;
   health?: HealthWatch;
+  /** the log's rotation, for drivers that rotate */
+  logRotation?: { stop(): void; finish(): Promise<void> };
 }
 
 interface Waiter {
@@ -419,6 +425,7 @@ export class ContainerService {
     for (const { timer } of this.restartTimers.values()) clearTimeout(timer);
     for (const run of this.runs.values()) {
       run.health?.stop();
+      run.logRotation?.stop();
       run.stopWatching.abort();
     }
   }
@@ -464,6 +471,7 @@ export class ContainerService {
     let finish!: () => void;
     const run: Run = { conmonPid, startedAtMs, finished: new Promise((r) => (finish = r)), stopWatching };
     this.runs.set(record.id, run);
+    run.logRotation = this.opts.rotateLogs(record);
     run.health = watchHealth({
       record,
       probe: this.opts.health.healthProbe(record.id),
@@ -477,10 +485,13 @@ export class ContainerService {
     this.opts.runner.watchExit(record.id, conmonPid, stopWatching.signal).then(
       async (exit) => {
         run.health?.stop();
+        // the log settles before the exit is told, so a `docker logs` after `docker wait` reads it whole
+        await run.logRotation?.finish();
         await this.recordExit(record, exit, startedAtMs, finish);
       },
       (err: unknown) => {
         run.health?.stop();
+        run.logRotation?.stop();
         if (!stopWatching.signal.aborted) this.opts.log.error({ err, id: record.id }, 'watching a container failed');
         finish();
       },

@@ -5,7 +5,10 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
+import { reopenLog } from '../runtime/conmon.js';
 import { Runc } from '../runtime/runc.js';
+import { logRotationOf } from './logs/log-options.js';
+import { LogRotator } from './logs/log-rotator.js';
 import { resolveCommand } from '../runtime/tool-path.js';
 import { ContainerArchive } from './archive/container-archive.js';
 import { daemonCreateLimits } from './config/create-limits.js';
@@ -54,7 +57,13 @@ export async function createContainers(deps: ContainersDeps) {
   const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks, volumes, links });
   const processes = new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir });
   const execs = new ExecService({ store, runs, events, runner, rootfs, processes, log });
-  const service = new ContainerService({ store, runner, rootfs, volumes, events, runs, health: execs, log });
+  const rotateLogs = (record: ContainerRecord) => {
+    const lc = record.hostConfig.LogConfig;
+    // the options were checked when the run started
+    const rotation = lc?.Type === undefined || lc.Type === 'none' ? undefined : logRotationOf(lc.Type, lc.Config ?? {});
+    return rotation === undefined ? undefined : new LogRotator(paths.log(record.id), rotation, () => reopenLog(paths.bundle(record.id)), log);
+  };
+  const service = new ContainerService({ store, runner, rootfs, volumes, events, runs, health: execs, log, rotateLogs });
   // the mounts of runs that were live come back first, so that the ends recovery finds unmount them
   await volumes.restoreMounts(store.all().filter((r) => hasProcess(r.state.status)).map((r) => ({ containerId: r.id, mounts: volumeMountsOf(r) })));
   await service.recover(deps.records.incomplete);

@@ -347,6 +347,11 @@ export async function resizeTerminal(bundleDir: string, size: TerminalSize): Pro
   await writeCtl(bundleDir, `1 ${size.height} ${size.width}\n`);
 }
 
+/** Tells conmon to open a new log file at its log path (a rotation renamed the old one). */
+export async function reopenLog(bundleDir: string): Promise<void> {
+  await writeCtl(bundleDir, '2 0 0\n');
+}
+
 async function writeCtl(bundleDir: string, line: string): Promise<void> {
   // non-blocking: a fifo without a reader fails with ENXIO at once instead of hanging
   const fh = await open(ctlFifoPath(bundleDir), fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);

@@ -2,13 +2,11 @@
 // log driver and options, runtime, isolation, /dev/shm size, OOM score.
 import { EngineError, invalidParameter } from '../../errors.js';
 import type { HostConfig, LogConfig } from './types.js';
+import { LOG_DRIVER_OPTIONS } from '../logs/log-options.js';
 
-/** The log drivers berth has; any other name is refused as dockerd refuses a plugin it can't find. */
-export const LOG_DRIVERS = ['json-file', 'none'] as const;
 /** The runtimes berth has. */
 export const RUNTIMES = ['runc'] as const;
 
-const jsonFileOptions = new Set(['max-file', 'max-size', 'compress', 'labels', 'labels-regex', 'env', 'env-regex', 'tag']);
 
 export function validateRestartPolicy(hc: HostConfig): void {
   const name = hc.RestartPolicy?.Name ?? '';
@@ -42,12 +40,12 @@ export function mergeLogConfig(lc: LogConfig | undefined): Required<LogConfig> {
       throw invalidParameter(`error parsing option max-buffer-size: invalid size: '${out.Config['max-buffer-size']}'`);
     }
   }
-  if (!(LOG_DRIVERS as readonly string[]).includes(out.Type)) {
-    throw invalidParameter(`error looking up logging plugin ${out.Type}: plugin "${out.Type}" not found`);
-  }
+  const accepted = LOG_DRIVER_OPTIONS[out.Type];
+  if (accepted === undefined) throw invalidParameter(`error looking up logging plugin ${out.Type}: plugin "${out.Type}" not found`);
   for (const key of Object.keys(out.Config)) {
-    if (key === 'mode' || key === 'max-buffer-size') continue;
-    if (!jsonFileOptions.has(key)) throw invalidParameter(`unknown log opt '${key}' for json-file log driver`);
+    if (accepted.includes(key)) continue;
+    // each driver words it its own way
+    throw invalidParameter(out.Type === 'json-file' ? `unknown log opt '${key}' for json-file log driver` : `unknown log opt '${key}' for log driver ${out.Type}`);
   }
   return out;
 }

@@ -5,13 +5,19 @@
 // prints them back to back, each with its own time under timestamps=1, and tail counts them all,
 // of both streams, before since, until and the stream choice filter (dockerd 20.10 does the same).
 //
+// With a rotating driver (log-rotator.ts), the records before the current file's are in <log>.1
+// (<log>.1.gz compressed) and older ones in .2, .3...: they are read first, oldest first, and tail
+// counts across them.
+//
 // Following watches the log's directory (which also sees the file appear, or be replaced when
 // conmon rotates it) with a poll as a fallback, and stops once the container has ended and the rest
 // of the file is read: conmon drains the container's output into the log before it writes the
 // exit file (see test/integration/container/container-log.test.ts).
 import { watch, type FSWatcher } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 
 export interface LogEntry {
   stream: 'stdout' | 'stderr';
@@ -48,7 +54,13 @@ export async function* readContainerLog(logPath: string, opts: LogReadOptions): 
   let fh: FileHandle | undefined;
   try {
     fh = await openIfExists(logPath);
-    let pos = fh === undefined ? 0 : await startOffset(fh, opts);
+    const start = fh === undefined ? { offset: 0, records: 0 } : await startOffset(fh, opts);
+    let pos = start.offset;
+    // the rotated files, unless only new output is wanted or the current file holds the whole tail
+    if (opts.fromOffset === undefined && (opts.tail === undefined || start.records < opts.tail)) {
+      const stopped = yield* rotatedEntries(logPath, opts, opts.tail === undefined ? undefined : opts.tail - start.records);
+      if (stopped) return;
+    }
     let rest = Buffer.alloc(0);
     for (;;) {
       if (waker?.aborted) return;
@@ -147,18 +159,19 @@ export function formatLogTime(ns: bigint): string {
   return `${iso.slice(0, 19)}.${frac.toString().padStart(9, '0')}Z`;
 }
 
-async function startOffset(fh: FileHandle, opts: LogReadOptions): Promise<number> {
+/** Where reading the current file starts, and how many records of the tail it holds from there. */
+async function startOffset(fh: FileHandle, opts: LogReadOptions): Promise<{ offset: number; records: number }> {
   const { size } = await fh.stat();
-  if (opts.fromOffset !== undefined) return Math.min(opts.fromOffset, size);
-  if (opts.tail === undefined) return 0;
+  if (opts.fromOffset !== undefined) return { offset: Math.min(opts.fromOffset, size), records: 0 };
+  if (opts.tail === undefined) return { offset: 0, records: 0 };
   return tailOffset(fh, size, opts.tail);
 }
 
 /**
  * Where the last `records` whole records begin, read backwards in blocks: just after the
- * (records+1)th newline from the end, or the start of the file when it has fewer.
+ * (records+1)th newline from the end, or the start of the file when it has fewer (and how many).
  */
-async function tailOffset(fh: FileHandle, size: number, records: number): Promise<number> {
+async function tailOffset(fh: FileHandle, size: number, records: number): Promise<{ offset: number; records: number }> {
   const block = Buffer.allocUnsafe(BLOCK_BYTES);
   let newlines = 0;
   let end = size;
@@ -169,12 +182,68 @@ async function tailOffset(fh: FileHandle, size: number, records: number): Promis
     while (i > 0) {
       const nl = block.lastIndexOf(NEWLINE, i - 1);
       if (nl < 0) break;
-      if (++newlines === records + 1) return start + nl + 1;
+      if (++newlines === records + 1) return { offset: start + nl + 1, records };
       i = nl;
     }
     end = start;
   }
-  return 0;
+  return { offset: 0, records: newlines };
+}
+
+/**
+ * The records of the rotated files, oldest first: all of them, or the last `wanted`; true when
+ * one was past `until` (nothing later is read).
+ */
+async function* rotatedEntries(logPath: string, opts: LogReadOptions, wanted: number | undefined): AsyncGenerator<LogEntry, boolean> {
+  const files = await rotatedFiles(logPath);
+  let left = wanted;
+  const chosen: Array<{ lines: Buffer[]; from: number }> = [];
+  // newest first, until the tail is whole
+  for (const file of [...files].reverse()) {
+    if (left !== undefined && left <= 0) break;
+    const lines = await recordsOf(file);
+    const from = left === undefined ? 0 : Math.max(0, lines.length - left);
+    if (left !== undefined) left -= lines.length - from;
+    chosen.unshift({ lines, from });
+  }
+  for (const { lines, from } of chosen) {
+    for (const line of lines.slice(from)) {
+      const entry = parseLogLine(line);
+      if (entry === undefined) continue;
+      if (opts.untilNs !== undefined && entry.timeNs > opts.untilNs) return true;
+      if (opts.sinceNs !== undefined && entry.timeNs < opts.sinceNs) continue;
+      if (entry.stream === 'stdout' ? !opts.stdout : !opts.stderr) continue;
+      yield entry;
+    }
+  }
+  return false;
+}
+
+/** <log>.N and <log>.N.gz, oldest (highest N) first; a plain file wins over its compressed copy while both exist. */
+async function rotatedFiles(logPath: string): Promise<string[]> {
+  const base = path.basename(logPath);
+  const names = await readdir(path.dirname(logPath)).catch(() => [] as string[]);
+  const byIndex = new Map<number, string>();
+  for (const name of names) {
+    const m = /^\.(\d+)(\.gz)?$/.exec(name.slice(base.length));
+    if (!name.startsWith(base) || m === null) continue;
+    const n = Number(m[1]);
+    if (m[2] === undefined || !byIndex.has(n)) byIndex.set(n, path.join(path.dirname(logPath), name));
+  }
+  return [...byIndex.entries()].sort(([a], [b]) => b - a).map(([, file]) => file);
+}
+
+/** A rotated file's records (lines without their newline). */
+async function recordsOf(file: string): Promise<Buffer[]> {
+  let data = await readFile(file).catch(() => Buffer.alloc(0));
+  if (file.endsWith('.gz')) data = await promisify(gunzip)(data);
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
+    lines.push(data.subarray(start, nl));
+    start = nl + 1;
+  }
+  return lines;
 }
 
 function passedUntil(untilNs: bigint | undefined): boolean {

@@ -1,0 +1,63 @@
+// The log drivers berth has and their options, as dockerd 20.10's json-file and local drivers take
+// them (daemon/logger/jsonfilelog, daemon/logger/local): option names are checked at create, values
+// when the container starts ("failed to initialize logging driver: ..."). Both drivers keep the log
+// in conmon's file beside the container; what they change is its rotation: at max-size the file
+// becomes <log>.1 (older ones shift up to max-file - 1, compressed with compress), and a new one
+// starts. json-file keeps one unlimited file by default; local 5 files of 20 MB, compressed.
+import { EngineError } from '../../errors.js';
+
+const COMMON_OPTIONS = ['mode', 'max-buffer-size'];
+
+export const LOG_DRIVER_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  'json-file': [...COMMON_OPTIONS, 'max-file', 'max-size', 'compress', 'labels', 'labels-regex', 'env', 'env-regex', 'tag'],
+  local: [...COMMON_OPTIONS, 'max-file', 'max-size', 'compress'],
+  none: [],
+};
+
+export interface LogRotation {
+  maxSizeBytes: number;
+  /** the current file and the rotated ones together */
+  maxFiles: number;
+  compress: boolean;
+}
+
+/** How a container's log rotates, or undefined when it grows without limit; dockerd's errors for bad values. */
+export function logRotationOf(driver: string, opts: Readonly<Record<string, string>>): LogRotation | undefined {
+  const fail = (message: string) => new EngineError('system', `failed to initialize logging driver: ${message}`);
+  const local = driver === 'local';
+  let maxSizeBytes = local ? 20 * 1024 * 1024 : -1;
+  if (opts['max-size'] !== undefined) {
+    const size = parseHumanSize(opts['max-size']);
+    if (size === undefined) throw fail(`invalid size: '${opts['max-size']}'`);
+    if (size <= 0) throw fail('max-size must be a positive number');
+    maxSizeBytes = size;
+  }
+  let maxFiles = local ? 5 : 1;
+  if (opts['max-file'] !== undefined) {
+    if (!/^[+-]?\d+$/.test(opts['max-file'])) throw fail(`strconv.Atoi: parsing "${opts['max-file']}": invalid syntax`);
+    maxFiles = Number(opts['max-file']);
+    if (maxFiles < 1) throw fail('max-file cannot be less than 1');
+  }
+  let compress = local;
+  if (opts.compress !== undefined) {
+    const parsed = parseGoBool(opts.compress);
+    if (parsed === undefined) throw fail(`strconv.ParseBool: parsing "${opts.compress}": invalid syntax`);
+    compress = parsed;
+    if (compress && (maxFiles === 1 || maxSizeBytes === -1)) throw fail('compress cannot be true when max-file is less than 2 or max-size is not set');
+  }
+  return maxSizeBytes > 0 ? { maxSizeBytes, maxFiles, compress } : undefined;
+}
+
+/** go-units FromHumanSize: decimal units (k = 1000, an "i" changes nothing), an optional "b", a fraction allowed. */
+function parseHumanSize(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)*) ?([kmgtp])?i?b?$/i.exec(text);
+  if (m === null) return undefined;
+  const exponent = m[2] === undefined ? 0 : 'kmgtp'.indexOf(m[2].toLowerCase()) + 1;
+  return Math.floor(Number(m[1]) * 1000 ** exponent);
+}
+
+function parseGoBool(text: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
+  return undefined;
+}
