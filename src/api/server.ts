@@ -10,7 +10,7 @@ import { CURRENT_API_VERSION, negotiateApiVersion, splitVersionPrefix } from './
 import { RequestContext } from './context.js';
 import { toErrorReply, writeErrorResponse } from './error-response.js';
 import { HijackRegistry, hijackingRequestClass, wasHijacked } from './hijack.js';
-import { openListener, type ListenOptions, type Listener } from './listeners.js';
+import { openListeners, type ListenOptions, type Listener } from './listeners.js';
 import { Router } from './router.js';
 import { allRoutes, type Backends } from './routes/all-routes.js';
 
@@ -65,12 +65,13 @@ export class ApiServer {
     });
   }
 
-  /** Opens a -H address (unix:// or tcp://) and serves on it until close(). */
+  /** Opens a -H address (unix://, tcp:// or fd://) and serves on it until close(). */
   async listen(address: string, opts: Omit<ListenOptions, 'log' | 'serverOptions'>): Promise<void> {
-    const listener = await openListener(address, { ...opts, log: this.log, serverOptions: this.serverOptions });
-    this.listeners.push(listener);
-    this.attach(listener.server);
-    this.log.info({ address }, 'API listen on %s', address);
+    for (const listener of await openListeners(address, { ...opts, log: this.log, serverOptions: this.serverOptions })) {
+      this.listeners.push(listener);
+      this.attach(listener.server);
+      this.log.info({ address: listener.address }, 'API listen on %s', listener.address);
+    }
   }
 
   /** Stops accepting, cuts streams at once, lets other requests finish for up to `graceMs`, then cuts them. */

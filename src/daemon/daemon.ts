@@ -16,6 +16,7 @@ import { createSystem } from '../system/create-system.js';
 import { createVolumes } from '../volume/create-volumes.js';
 import { lockDataRoot } from './data-root-lock.js';
 import { writePidfile } from './pidfile.js';
+import { takeActivatedFds } from './socket-activation.js';
 
 /** How long in-flight requests may run on after SIGTERM before they are cut. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -33,6 +34,8 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     for (const step of undo.reverse()) await step();
   };
   let api: ApiServer | undefined;
+  // before any child process is spawned, so that none inherits systemd's variables
+  const activatedFds = takeActivatedFds();
   try {
     const lock = await lockDataRoot(config.dataRoot);
     undo.push(() => lock.release());
@@ -81,6 +84,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         plainTcpAllowed: config.tls === false,
         group: config.group,
         defaultSocket: DEFAULT_SOCKET,
+        activatedFds,
       });
     }
 
