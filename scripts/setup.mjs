@@ -54,6 +54,9 @@ const testPackages = [
   // the CNCF distribution registry (2.8) the pull, push and login tests run on loopback
   // (test/helpers/registry.ts); its service is never started (see installDebianPackages)
   { command: 'docker-registry', pkg: 'docker-registry' },
+  // the Prometheus project's text-format parser (its Python client), which reads berthd's /metrics
+  // in the tests (test/helpers/prometheus-text.ts)
+  { pkg: 'python3-prometheus-client' },
 ];
 
 function run(cmd, args, opts = {}) {

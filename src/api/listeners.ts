@@ -1,13 +1,18 @@
 // The -H addresses: parsed in dockerd's forms and bound. Unix sockets get mode 0660 and the
 // `docker` group when it exists; TCP needs TLS unless plain TCP was asked for with --tls=false.
-import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+// fd:// serves the sockets systemd passed (socket activation): all of them, or fd://N the one at N.
+import { chmodSync, chownSync, closeSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
 
-export type ListenAddress = { kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number };
+export type ListenAddress =
+  | { kind: 'unix'; path: string }
+  | { kind: 'tcp'; host: string; port: number }
+  /** fd undefined: every socket systemd passed */
+  | { kind: 'fd'; fd: number | undefined };
 
 export interface TlsSettings {
   /** Serve TLS at all. */
@@ -28,6 +33,8 @@ export interface ListenOptions {
   log: Logger;
   /** The API server's (its request class). */
   serverOptions: http.ServerOptions;
+  /** The listening sockets systemd passed (socket activation), for fd:// */
+  activatedFds: readonly number[];
 }
 
 export interface Listener {
@@ -48,7 +55,12 @@ export function parseListenAddress(addr: string, defaultSocket: string, tls: boo
   if (!m) throw new ListenError(`invalid bind address format: ${addr}`);
   const [, proto, rest] = m;
   if (proto === 'unix') return { kind: 'unix', path: rest === '' ? defaultSocket : rest };
-  if (proto !== 'tcp') throw new ListenError(`invalid bind address format: ${addr} (berth serves unix:// and tcp://)`);
+  if (proto === 'fd') {
+    if (rest === '' || rest === '*') return { kind: 'fd', fd: undefined };
+    if (!/^\d+$/.test(rest)) throw new ListenError(`failed to parse systemd fd address: should be a number: ${rest}`);
+    return { kind: 'fd', fd: Number(rest) };
+  }
+  if (proto !== 'tcp') throw new ListenError(`invalid bind address format: ${addr} (berth serves unix://, tcp:// and fd://)`);
   const hp = /^(?:\[([^\]]+)\]|([^:/]*))(?::(\d*))?\/?$/.exec(rest);
   if (!hp) throw new ListenError(`invalid bind address format: ${addr}`);
   const host = hp[1] ?? (hp[2] || 'localhost');
@@ -57,10 +69,38 @@ export function parseListenAddress(addr: string, defaultSocket: string, tls: boo
   return { kind: 'tcp', host, port };
 }
 
-export async function openListener(addr: string, opts: ListenOptions): Promise<Listener> {
+/** Opens one -H address: one listener, or for fd:// one per socket it names. */
+export async function openListeners(addr: string, opts: ListenOptions): Promise<Listener[]> {
   const where = parseListenAddress(addr, opts.defaultSocket, opts.tls.enabled);
-  if (where.kind === 'unix') return openUnix(addr, where.path, opts);
-  return openTcp(addr, where.host, where.port, opts);
+  if (where.kind === 'unix') return [await openUnix(addr, where.path, opts)];
+  if (where.kind === 'fd') return openActivated(where.fd, opts);
+  return [await openTcp(addr, where.host, where.port, opts)];
+}
+
+/** dockerd's listenFD, with its wording. systemd set the sockets up (mode, group); they stay systemd's when berthd stops. */
+async function openActivated(fd: number | undefined, opts: ListenOptions): Promise<Listener[]> {
+  if (opts.activatedFds.length === 0) throw new ListenError('no sockets found via socket activation: make sure the service was started by systemd');
+  if (fd !== undefined && !opts.activatedFds.includes(fd)) {
+    throw new ListenError('too few socket activated files passed in by systemd');
+  }
+  // as dockerd: the sockets not asked for are closed
+  for (const other of opts.activatedFds) if (fd !== undefined && other !== fd) closeSync(other);
+  const listeners: Listener[] = [];
+  for (const n of fd === undefined ? opts.activatedFds : [fd]) {
+    const server = makeServer(`fd://${n}`, opts);
+    await listen(server, { fd: n });
+    const bound = server.address();
+    if (typeof bound === 'object' && bound !== null && !opts.tls.enabled) {
+      // a TCP socket from systemd is held to the same rule as -H tcp://
+      if (!opts.plainTcpAllowed) {
+        server.close();
+        throw plainTcpRefused(`fd://${n} (tcp ${bound.address}:${bound.port})`);
+      }
+      opts.log.warn({ host: `fd://${n}` }, 'Binding to an IP address without TLS gives root access on this machine to everyone who can reach it');
+    }
+    listeners.push({ address: `fd://${n}`, server, close: () => undefined });
+  }
+  return listeners;
 }
 
 async function openUnix(addr: string, socketPath: string, opts: ListenOptions): Promise<Listener> {
@@ -83,9 +123,19 @@ async function openUnix(addr: string, socketPath: string, opts: ListenOptions): 
 }
 
 async function openTcp(addr: string, host: string, port: number, opts: ListenOptions): Promise<Listener> {
-  let server: http.Server;
+  if (!opts.tls.enabled) {
+    if (!opts.plainTcpAllowed) throw plainTcpRefused(addr);
+    opts.log.warn({ host: addr }, 'Binding to an IP address without TLS gives root access on this machine to everyone who can reach it');
+  }
+  const server = makeServer(addr, opts);
+  await listen(server, { host, port });
+  return { address: addr, server, close: () => undefined };
+}
+
+/** A server for the API: TLS when it is on (without --tlsverify, with a warning), else plain HTTP. */
+function makeServer(addr: string, opts: ListenOptions): http.Server {
   if (opts.tls.enabled) {
-    server = https.createServer({
+    const server = https.createServer({
       ...opts.serverOptions,
       ca: opts.tls.verify ? readFileSync(opts.tls.caFile) : undefined,
       cert: readFileSync(opts.tls.certFile),
@@ -95,21 +145,19 @@ async function openTcp(addr: string, host: string, port: number, opts: ListenOpt
       minVersion: 'TLSv1.2',
     }) as unknown as http.Server;
     if (!opts.tls.verify) opts.log.warn({ host: addr }, 'TLS without --tlsverify: any client that reaches this address controls the daemon');
-  } else {
-    if (!opts.plainTcpAllowed) {
-      throw new ListenError(
-        `refusing to serve ${addr} without TLS: anyone who reaches it gets root on this machine. ` +
-          'Give --tlsverify with --tlscacert, --tlscert and --tlskey, or pass --tls=false to accept that',
-      );
-    }
-    server = http.createServer(opts.serverOptions);
-    opts.log.warn({ host: addr }, 'Binding to an IP address without TLS gives root access on this machine to everyone who can reach it');
+    return server;
   }
-  await listen(server, { host, port });
-  return { address: addr, server, close: () => undefined };
+  return http.createServer(opts.serverOptions);
 }
 
-function listen(server: net.Server, where: net.ListenOptions): Promise<void> {
+function plainTcpRefused(addr: string): ListenError {
+  return new ListenError(
+    `refusing to serve ${addr} without TLS: anyone who reaches it gets root on this machine. ` +
+      'Give --tlsverify with --tlscacert, --tlscert and --tlskey, or pass --tls=false to accept that',
+  );
+}
+
+function listen(server: net.Server, where: net.ListenOptions | { fd: number }): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(where, () => {

@@ -10,7 +10,7 @@ import { CURRENT_API_VERSION, negotiateApiVersion, splitVersionPrefix } from './
 import { RequestContext } from './context.js';
 import { toErrorReply, writeErrorResponse } from './error-response.js';
 import { HijackRegistry, hijackingRequestClass, wasHijacked } from './hijack.js';
-import { openListener, type ListenOptions, type Listener } from './listeners.js';
+import { openListeners, type ListenOptions, type Listener } from './listeners.js';
 import { Router } from './router.js';
 import { allRoutes, type Backends } from './routes/all-routes.js';
 
@@ -23,9 +23,12 @@ const COMMON_HEADERS: ReadonlyArray<[string, string]> = [
 
 export type { Backends } from './routes/all-routes.js';
 
+/** What the API tells of each request it answered (the metrics' per-endpoint counts and durations). */
+export type RequestObserver = (r: { operation: string; method: string; status: number; seconds: number }) => void;
+
 /** The API on every area's backend. */
-export function createApiServer(backends: Backends, log: Logger): ApiServer {
-  return new ApiServer(new Router(allRoutes(backends)), log);
+export function createApiServer(backends: Backends, log: Logger, observe?: RequestObserver): ApiServer {
+  return new ApiServer(new Router(allRoutes(backends)), log, observe);
 }
 
 export class ApiServer {
@@ -38,10 +41,12 @@ export class ApiServer {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly hijacks = new HijackRegistry();
   private readonly listeners: Listener[] = [];
+  private readonly observe: RequestObserver | undefined;
 
-  constructor(router: Router, log: Logger) {
+  constructor(router: Router, log: Logger, observe?: RequestObserver) {
     this.router = router;
     this.log = log;
+    this.observe = observe;
     this.serverOptions = { IncomingMessage: hijackingRequestClass((req) => router.hijacks(req.method ?? '', target(req.url).path)) };
   }
 
@@ -65,12 +70,13 @@ export class ApiServer {
     });
   }
 
-  /** Opens a -H address (unix:// or tcp://) and serves on it until close(). */
+  /** Opens a -H address (unix://, tcp:// or fd://) and serves on it until close(). */
   async listen(address: string, opts: Omit<ListenOptions, 'log' | 'serverOptions'>): Promise<void> {
-    const listener = await openListener(address, { ...opts, log: this.log, serverOptions: this.serverOptions });
-    this.listeners.push(listener);
-    this.attach(listener.server);
-    this.log.info({ address }, 'API listen on %s', address);
+    for (const listener of await openListeners(address, { ...opts, log: this.log, serverOptions: this.serverOptions })) {
+      this.listeners.push(listener);
+      this.attach(listener.server);
+      this.log.info({ address: listener.address }, 'API listen on %s', listener.address);
+    }
   }
 
   /** Stops accepting, cuts streams at once, lets other requests finish for up to `graceMs`, then cuts them. */
@@ -98,13 +104,19 @@ export class ApiServer {
     for (const [k, v] of COMMON_HEADERS) res.setHeader(k, v);
     const { pathname, version, path, query } = target(req.url);
     this.log.debug({ method: req.method, url: req.url }, 'Calling %s %s', req.method, pathname);
+    const started = process.hrtime.bigint();
+    // requests no route serves are counted together, so that a scan of paths can't grow the metrics
+    let operation = 'none';
     try {
       const { route, params } = this.router.match(req.method ?? 'GET', path);
+      operation = route.operationId;
       const api = negotiateApiVersion(version);
       await route.handle(new RequestContext({ req, res, api, params, query, shutdown: this.shutdown.signal, hijacks: this.hijacks }));
     } catch (err) {
       this.fail(req, res, err);
     }
+    const method = operation === 'none' ? 'other' : (req.method ?? 'GET');
+    this.observe?.({ operation, method, status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
   }
 
   private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {

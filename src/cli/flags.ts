@@ -2,11 +2,13 @@
 // command line gave, so daemon.json can be checked against them.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BERTH_VERSION } from '../version.js';
-import { defaultConfig, LOG_LEVELS, type DaemonConfig } from '../config/daemon-config.js';
+import { defaultConfig, LOG_FORMATS, LOG_LEVELS, type DaemonConfig } from '../config/daemon-config.js';
 
 export interface ParsedFlags {
   config: DaemonConfig;
   fromFlags: Partial<DaemonConfig>;
+  /** --validate: check the settings and daemon.json, then exit */
+  validate: boolean;
 }
 
 const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
@@ -16,6 +18,7 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   pidfile: 'pidfile',
   configFile: 'configFile',
   logLevel: 'logLevel',
+  logFormat: 'logFormat',
   debug: 'debug',
   group: 'group',
   label: 'labels',
@@ -36,6 +39,7 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   certsDir: 'certsDir',
   maxConcurrentDownloads: 'maxConcurrentDownloads',
   maxConcurrentUploads: 'maxConcurrentUploads',
+  metricsAddr: 'metricsAddr',
 };
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
@@ -51,6 +55,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('-p, --pidfile <file>', 'Path to use for daemon PID file', defaults.pidfile)
     .option('--config-file <file>', 'Daemon configuration file', defaults.configFile)
     .addOption(new Option('-l, --log-level <level>', 'Set the logging level').choices(LOG_LEVELS).default(defaults.logLevel))
+    .addOption(new Option('--log-format <format>', 'Set the logging format (json by default, text on a terminal)').choices(LOG_FORMATS))
     .option('-D, --debug [bool]', 'Enable debug mode', parseBool, false)
     .option('-G, --group <group>', 'Group for the unix socket', defaults.group)
     .option('--label <key=value>', 'Set key=value labels to the daemon (repeatable)', repeatLabel, [])
@@ -70,7 +75,9 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--registry-mirror <url>', 'Preferred Docker registry mirror (repeatable)', repeat, [])
     .option('--certs-dir <dir>', "Registries' CAs and client certificates, in <dir>/<host:port>/", defaults.certsDir)
     .option('--max-concurrent-downloads <n>', 'Set the max concurrent downloads for each pull', positiveInt, defaults.maxConcurrentDownloads)
-    .option('--max-concurrent-uploads <n>', 'Set the max concurrent uploads for each push', positiveInt, defaults.maxConcurrentUploads);
+    .option('--max-concurrent-uploads <n>', 'Set the max concurrent uploads for each push', positiveInt, defaults.maxConcurrentUploads)
+    .option('--metrics-addr <host:port>', 'Set default address and port to serve the metrics api on', defaults.metricsAddr)
+    .option('--validate', 'Validate daemon configuration and exit', false);
   program.parse(argv, { from: 'user' });
 
   const opts = program.opts();
@@ -82,7 +89,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     (config as Record<string, unknown>)[field] = value;
     if (program.getOptionValueSource(name) === 'cli') (fromFlags as Record<string, unknown>)[field] = value;
   }
-  return { config, fromFlags };
+  return { config, fromFlags, validate: opts.validate === true };
 }
 
 function positiveInt(value: string): number {

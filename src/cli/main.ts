@@ -3,20 +3,22 @@ import { checkConflicts, readConfigFile } from '../config/config-file.js';
 import { effectiveLogLevel, type DaemonConfig } from '../config/daemon-config.js';
 import { startDaemon } from '../daemon/daemon.js';
 import { createLogger } from '../logging/logger.js';
+import { parseMetricsAddress } from '../metrics/metrics-server.js';
 import { parseNodePortRanges } from '../swarm/node-port-ranges.js';
 import { parseFlags } from './flags.js';
 
-function loadConfig(argv: string[]): { config: DaemonConfig; reread: () => DaemonConfig } {
-  const { config: flagConfig, fromFlags } = parseFlags(argv);
+function loadConfig(argv: string[]): { config: DaemonConfig; reread: () => DaemonConfig; validate: boolean } {
+  const { config: flagConfig, fromFlags, validate } = parseFlags(argv);
   const read = (): DaemonConfig => {
     const fromFile = readConfigFile(flagConfig.configFile, 'configFile' in fromFlags);
     checkConflicts(flagConfig.configFile, fromFile, fromFlags);
     const config = { ...flagConfig, ...fromFile };
     // checked now, so that a bad range stops berthd at start rather than the first swarm service
     parseNodePortRanges(config.nodePortRange, config.dynamicNodePortRange);
+    if (config.metricsAddr !== '') parseMetricsAddress(config.metricsAddr);
     return config;
   };
-  return { config: read(), reread: read };
+  return { config: read(), reread: read, validate };
 }
 
 async function main(): Promise<void> {
@@ -27,7 +29,12 @@ async function main(): Promise<void> {
     process.stderr.write(`berthd: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  const log = await createLogger(effectiveLogLevel(loaded.config));
+  if (loaded.validate) {
+    // dockerd's --validate (Docker 23 on): the settings and daemon.json are fine, and nothing was started
+    process.stderr.write('configuration OK\n');
+    process.exit(0);
+  }
+  const log = await createLogger(effectiveLogLevel(loaded.config), loaded.config.logFormat);
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon(loaded.config, log);

@@ -1,7 +1,7 @@
 // daemon.json: read, checked against the option catalogue (unknown keys and keys also given as
 // flags are errors, worded as dockerd words them), and merged over the flags.
 import { readFileSync } from 'node:fs';
-import { LOG_LEVELS, OPTIONS, type ConfigField, type DaemonConfig, type OptionSpec } from './daemon-config.js';
+import { LOG_FORMATS, LOG_LEVELS, OPTIONS, type ConfigField, type DaemonConfig, type OptionSpec } from './daemon-config.js';
 
 export class ConfigFileError extends Error {
   constructor(file: string, detail: string) {
@@ -42,6 +42,9 @@ export function readConfigFile(file: string, required: boolean): Partial<DaemonC
   }
   if (out.logLevel !== undefined && !(LOG_LEVELS as readonly string[]).includes(out.logLevel as string)) {
     throw new ConfigFileError(file, `invalid log-level "${String(out.logLevel)}": expected one of ${LOG_LEVELS.join(', ')}`);
+  }
+  if (out.logFormat !== undefined && !(LOG_FORMATS as readonly string[]).includes(out.logFormat as string)) {
+    throw new ConfigFileError(file, `invalid log format "${String(out.logFormat)}": expected one of ${LOG_FORMATS.join(', ')}`);
   }
   return out as Partial<DaemonConfig>;
 }

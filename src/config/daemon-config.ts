@@ -6,6 +6,8 @@ import { DEFAULT_DYNAMIC_NODE_PORT_RANGE, DEFAULT_NODE_PORT_RANGE } from '../swa
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface DaemonConfig {
   hosts: string[];
@@ -14,6 +16,8 @@ export interface DaemonConfig {
   pidfile: string;
   configFile: string;
   logLevel: LogLevel;
+  /** undefined: JSON, or text when stderr is a terminal */
+  logFormat: LogFormat | undefined;
   debug: boolean;
   group: string;
   labels: string[];
@@ -47,6 +51,8 @@ export interface DaemonConfig {
   maxConcurrentDownloads: number;
   /** How many layers a push uploads at once. */
   maxConcurrentUploads: number;
+  /** Where GET /metrics is served (host:port); nowhere when empty. */
+  metricsAddr: string;
 }
 
 export type ConfigField = keyof DaemonConfig;
@@ -66,6 +72,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'pidfile', fileKey: 'pidfile', type: 'string', reloadable: false },
   { field: 'configFile', type: 'string', reloadable: false },
   { field: 'logLevel', fileKey: 'log-level', type: 'string', reloadable: false },
+  { field: 'logFormat', fileKey: 'log-format', type: 'string', reloadable: false },
   { field: 'debug', fileKey: 'debug', type: 'boolean', reloadable: true },
   { field: 'group', fileKey: 'group', type: 'string', reloadable: false },
   { field: 'labels', fileKey: 'labels', type: 'string[]', reloadable: true },
@@ -86,6 +93,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'certsDir', fileKey: 'certs-dir', type: 'string', reloadable: false },
   { field: 'maxConcurrentDownloads', fileKey: 'max-concurrent-downloads', type: 'number', reloadable: false },
   { field: 'maxConcurrentUploads', fileKey: 'max-concurrent-uploads', type: 'number', reloadable: false },
+  { field: 'metricsAddr', fileKey: 'metrics-addr', type: 'string', reloadable: false },
 ];
 
 export const DEFAULT_SOCKET = '/run/berth/berth.sock';
@@ -99,6 +107,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     pidfile: '/run/berth/berthd.pid',
     configFile: '/etc/berth/daemon.json',
     logLevel: 'info',
+    logFormat: undefined,
     debug: false,
     group: 'docker',
     labels: [],
@@ -119,6 +128,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     certsDir: '/etc/docker/certs.d',
     maxConcurrentDownloads: 3,
     maxConcurrentUploads: 5,
+    metricsAddr: '',
   };
 }
 

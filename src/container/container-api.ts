@@ -20,6 +20,7 @@ import type { ContainerStore } from './container-store.js';
 import { containerView, type ContainerView, type ContainerViewDeps } from './container-view.js';
 import { containerLogs, type LogsRequest, type LogsSession } from './logs/container-logs.js';
 import { directorySizeBytes } from '../lib/directory-size.js';
+import type { ContainerMetrics } from './container-metrics.js';
 
 export interface ContainerApiDeps extends ContainerViewDeps {
   service: ContainerService;
@@ -28,6 +29,7 @@ export interface ContainerApiDeps extends ContainerViewDeps {
   archive: ContainerArchive;
   limits: CreateLimits;
   dataRoot: string;
+  metrics: ContainerMetrics;
 }
 
 export function containerApi(deps: ContainerApiDeps) {
@@ -36,6 +38,7 @@ export function containerApi(deps: ContainerApiDeps) {
 
   return {
     async create(req: { body: unknown; name: string | undefined; api: CreateBehaviours }): Promise<{ id: string; warnings: string[] }> {
+      const done = deps.metrics.timeContainerAction('create');
       // dockerd's 400 for an empty body comes before the name and the image are looked at
       const body = decodeCreateBody(req.body);
       const name = req.name === undefined ? undefined : validateContainerName(req.name);
@@ -46,6 +49,7 @@ export function containerApi(deps: ContainerApiDeps) {
       const other = joined === undefined ? undefined : deps.store.find(joined);
       if (other !== undefined) normalized.hostConfig.NetworkMode = `container:${other.id}`;
       const id = await service.create({ name, image: { id: image.id, topLayer: image.topLayer, layerDirs: images.layerDirs(image) }, ...normalized });
+      done();
       return { id, warnings };
     },
     inspect: (ref: string, opts: { size: boolean }): ContainerView => view(service.get(ref), opts.size),
@@ -63,7 +67,11 @@ export function containerApi(deps: ContainerApiDeps) {
       });
       return selected.map((r) => view(r, q.size));
     },
-    start: (ref: string) => service.start(ref),
+    async start(ref: string): Promise<void> {
+      const done = deps.metrics.timeContainerAction('start');
+      await service.start(ref);
+      done();
+    },
     stop: (ref: string, timeoutS: number | undefined) => service.stop(ref, timeoutS),
     restart: (ref: string, timeoutS: number | undefined) => service.restart(ref, timeoutS),
     kill: (ref: string, signal: string | undefined) => service.kill(ref, signal),
@@ -78,7 +86,9 @@ export function containerApi(deps: ContainerApiDeps) {
         await service.setLinks(parent.id, links);
         return;
       }
+      const done = deps.metrics.timeContainerAction('delete');
       await service.remove(service.get(ref).id, opts);
+      done();
     },
     prune(filters: FilterArgs): Promise<{ ids: string[]; reclaimedBytes: number }> {
       return service.prune(pruneFilter(filters), (r) => directorySizeBytes(deps.rootfs.upperDir(r.id)));
@@ -89,7 +99,12 @@ export function containerApi(deps: ContainerApiDeps) {
     archivePath: (ref: string, path: string) => deps.archive.archivePath(ref, path),
     extractToDir: (ref: string, req: ExtractRequest) => deps.archive.extractToDir(ref, req),
     exportContainer: (ref: string): Promise<StreamSession<Writable>> => deps.archive.export(ref),
-    changes: (ref: string) => deps.archive.changes(ref),
+    async changes(ref: string) {
+      const done = deps.metrics.timeContainerAction('changes');
+      const result = await deps.archive.changes(ref);
+      done();
+      return result;
+    },
     ...containerControl(deps),
   };
 }

@@ -20,6 +20,8 @@ import type { ContainerImages } from './container-images.js';
 import { containerInventory } from './container-inventory.js';
 import { ContainerRunner } from './container-runner.js';
 import { ContainerService } from './container-service.js';
+import type { ContainerMetrics } from './container-metrics.js';
+import type { HealthProbe } from './health/health-monitor.js';
 import type { ContainerRecords } from './create-container-store.js';
 import { execApi } from './exec/exec-api.js';
 import { ExecProcesses } from './exec/exec-processes.js';
@@ -43,6 +45,7 @@ export interface ContainersDeps {
   images: ContainerImages;
   networks: ContainerNetworks;
   volumes: ContainerVolumes;
+  metrics: ContainerMetrics;
 }
 
 export async function createContainers(deps: ContainersDeps) {
@@ -63,7 +66,9 @@ export async function createContainers(deps: ContainersDeps) {
     const rotation = lc?.Type === undefined || lc.Type === 'none' ? undefined : logRotationOf(lc.Type, lc.Config ?? {});
     return rotation === undefined ? undefined : new LogRotator(paths.log(record.id), rotation, () => reopenLog(paths.bundle(record.id)), log);
   };
-  const service = new ContainerService({ store, runner, rootfs, volumes, events, runs, health: execs, log, rotateLogs });
+  const { metrics } = deps;
+  const health = { healthProbe: (id: string) => countedProbe(execs.healthProbe(id), metrics) };
+  const service = new ContainerService({ store, runner, rootfs, volumes, events, runs, health, log, rotateLogs });
   // the mounts of runs that were live come back first, so that the ends recovery finds unmount them
   await volumes.restoreMounts(store.all().filter((r) => hasProcess(r.state.status)).map((r) => ({ containerId: r.id, mounts: volumeMountsOf(r) })));
   await service.recover(deps.records.incomplete);
@@ -74,10 +79,17 @@ export async function createContainers(deps: ContainersDeps) {
   const archive = new ContainerArchive({ rootfs, store, events });
   const limits = daemonCreateLimits();
   return {
-    api: containerApi({ ...viewDeps, service, store, events, archive, limits, dataRoot }),
+    api: containerApi({ ...viewDeps, service, store, events, archive, limits, dataRoot, metrics }),
     execApi: execApi(execs),
     networkConnectApi: networkConnectApi(service, networks),
-    commitApi: { commit: (req: CommitRequest) => commitContainer({ service, rootfs, images, events }, req) },
+    commitApi: {
+      async commit(req: CommitRequest) {
+        const done = metrics.timeContainerAction('commit');
+        const result = await commitContainer({ service, rootfs, images, events }, req);
+        done();
+        return result;
+      },
+    },
     /** the typed create path, for whatever makes containers besides the API */
     service,
     /** a build's step containers */
@@ -85,5 +97,19 @@ export async function createContainers(deps: ContainersDeps) {
     inventory: containerInventory(store, viewDeps),
     /** Stops watching runs; the containers keep running under conmon. */
     shutdown: () => service.shutdown(),
+  };
+}
+
+/** A health probe that counts its runs, and as failed those that could not run or were cut by their timeout (as dockerd counts them). */
+function countedProbe(probe: HealthProbe, metrics: ContainerMetrics): HealthProbe {
+  return async (cmd, timeoutMs, signal) => {
+    try {
+      const result = await probe(cmd, timeoutMs, signal);
+      metrics.healthCheck(signal.aborted);
+      return result;
+    } catch (err) {
+      metrics.healthCheck(true);
+      throw err;
+    }
   };
 }

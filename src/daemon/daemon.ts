@@ -9,6 +9,7 @@ import { DEFAULT_SOCKET, effectiveLogLevel, listenAddresses, type DaemonConfig }
 import { createContainerStore } from '../container/create-container-store.js';
 import { createContainers } from '../container/create-containers.js';
 import { EventBus } from '../events/event-bus.js';
+import { createMetrics } from '../metrics/create-metrics.js';
 import { createImages } from '../image/create-images.js';
 import { createNetworks } from '../network/create-networks.js';
 import { createRootfs } from '../rootfs/create-rootfs.js';
@@ -16,6 +17,7 @@ import { createSystem } from '../system/create-system.js';
 import { createVolumes } from '../volume/create-volumes.js';
 import { lockDataRoot } from './data-root-lock.js';
 import { writePidfile } from './pidfile.js';
+import { takeActivatedFds } from './socket-activation.js';
 
 /** How long in-flight requests may run on after SIGTERM before they are cut. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -33,6 +35,8 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     for (const step of undo.reverse()) await step();
   };
   let api: ApiServer | undefined;
+  // before any child process is spawned, so that none inherits systemd's variables
+  const activatedFds = takeActivatedFds();
   try {
     const lock = await lockDataRoot(config.dataRoot);
     undo.push(() => lock.release());
@@ -42,6 +46,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
 
     const { dataRoot, execRoot } = config;
     const events = new EventBus();
+    const metrics = createMetrics({ metricsAddr: config.metricsAddr, log });
     const rootfs = createRootfs({ dataRoot, log });
     // the records come before images, which must know at construction which containers use them
     const records = createContainerStore({ dataRoot, execRoot, rootfs });
@@ -54,10 +59,19 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const networks = await createNetworks({ dataRoot, execRoot, events, log, settings: { iptables: config.iptables, bip: config.bip, bridge: config.bridge, dns: config.dns } });
     undo.push(() => networks.shutdown());
     const volumes = await createVolumes({ dataRoot, events, log, users: records.usage.volumeUsers, pluginsDir: config.pluginsDir });
-    const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers });
+    const containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: metrics.hooks });
     undo.push(() => containers.shutdown());
     const builds = createBuilds({ dataRoot, log, images: images.build, containers: containers.stepContainers });
     const system = createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory, volumes: volumes.inventory }, networkDrivers: networks.drivers });
+
+    undo.push(
+      await metrics.serve({
+        engine: system.engineFacts(),
+        containerStates: () => containers.inventory.counts(),
+        eventsPublished: () => events.publishedCount,
+        eventSubscribers: () => events.subscriberCount,
+      }),
+    );
 
     api = createApiServer(
       {
@@ -73,6 +87,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         build: builds.api,
       },
       log,
+      (r) => metrics.hooks.apiRequest(r),
     );
     const tlsEnabled = config.tls === true || config.tlsVerify;
     for (const address of listenAddresses(config)) {
@@ -81,6 +96,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         plainTcpAllowed: config.tls === false,
         group: config.group,
         defaultSocket: DEFAULT_SOCKET,
+        activatedFds,
       });
     }
 

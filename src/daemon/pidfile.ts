@@ -1,4 +1,6 @@
 // The daemon's pidfile, refused when it names a process that is still alive (as dockerd's pidfile).
+// One left by a crash never blocks a restart: a process that is gone, or a zombie (state Z: dead,
+// not yet reaped by its parent), is no daemon.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -26,8 +28,18 @@ function readPid(file: string): number | undefined {
 function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return processState(pid) !== 'Z';
+}
+
+/** The state letter of /proc/<pid>/stat (after the command, which may hold spaces and parentheses). */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
   }
 }

@@ -23,6 +23,7 @@ export class EventBus {
   private readonly history: EngineEvent[] = [];
   private readonly subscribers = new Set<Subscription>();
   private lastNanos = 0n;
+  private published = 0;
 
   constructor(options: EventBusOptions = {}) {
     this.historySize = options.historySize ?? 256;
@@ -33,10 +34,16 @@ export class EventBus {
     return this.subscribers.size;
   }
 
+  /** How many events were published since the daemon started (the metrics' events_total). */
+  get publishedCount(): number {
+    return this.published;
+  }
+
   publish(type: EventType, action: string, actor: EventActor, scope: EngineEvent['scope'] = 'local'): EngineEvent {
     let timeNanos = nowNanos();
     if (timeNanos <= this.lastNanos) timeNanos = this.lastNanos + 1n;
     this.lastNanos = timeNanos;
+    this.published++;
     const ev: EngineEvent = { type, action, actor, scope, timeNanos };
     this.history.push(ev);
     if (this.history.length > this.historySize) this.history.shift();

@@ -19,6 +19,7 @@ export function createSystem(deps: { config: DaemonConfig; events: EventBus; inv
   });
   return {
     api: service,
+    engineFacts: () => service.engineFacts(),
     /** Takes what SIGHUP reloaded: the settings /info reports, with the reload event. */
     reload: (next: DaemonConfig) => service.reload({ debug: next.debug, labels: next.labels }),
   };

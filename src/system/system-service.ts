@@ -175,6 +175,23 @@ export class SystemService {
     };
   }
 
+  /** The engine and its host, as the metrics' engine_info and its cpu and memory gauges tell them. */
+  engineFacts() {
+    return {
+      version: BERTH_VERSION,
+      commit: BUILD_INFO.gitCommit,
+      architecture: this.host.architecture,
+      graphdriver: 'overlay2',
+      kernel: this.host.kernelVersion,
+      os: this.host.operatingSystem,
+      osType: 'linux',
+      osVersion: this.host.osVersion,
+      daemonId: this.opts.engineId,
+      cpus: this.host.cpus,
+      memoryBytes: this.host.memTotalBytes,
+    };
+  }
+
   /** Takes the settings SIGHUP reloaded, and publishes the daemon's reload event as dockerd does. */
   reload(settings: ReportedSettings): void {
     this.settings = settings;

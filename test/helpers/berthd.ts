@@ -32,6 +32,11 @@ export interface StartOptions {
    * a restart test gives the next berthd the same, `netns: first.netns`). The test's own by default.
    */
   netns?: string | 'own';
+  /**
+   * Listening sockets of the test process (their fds) passed to berthd from fd 3 on, with
+   * LISTEN_FDS and LISTEN_PID set as systemd's socket activation sets them.
+   */
+  activatedFds?: number[];
 }
 
 const live = new Set<ChildProcess>();
@@ -71,7 +76,7 @@ export class Berthd {
   private output = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  private constructor(dir: string, dataRoot: string, socket: string, args: string[], env: NodeJS.ProcessEnv | undefined, netns: string | undefined) {
+  private constructor(dir: string, dataRoot: string, socket: string, args: string[], env: NodeJS.ProcessEnv | undefined, netns: string | undefined, activatedFds: number[]) {
     this.dir = dir;
     this.socket = socket;
     this.dataRoot = dataRoot;
@@ -79,8 +84,11 @@ export class Berthd {
     this.configFile = path.join(dir, 'daemon.json');
     this.netns = netns;
     // nsenter execs berthd in the namespace: the same process, so signals reach berthd
-    const [file, fileArgs] = netns === undefined ? [BERTHD, args] : ['nsenter', [`--net=${netns}`, '--', BERTHD, ...args]];
-    this.proc = spawn(file, fileArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    // socket activation: the shell learns its pid and execs berthd (bin/berthd execs node), which keeps it
+    const command = activatedFds.length === 0 ? [BERTHD, ...args] : ['sh', '-c', 'export LISTEN_PID=$$; exec "$0" "$@"', BERTHD, ...args];
+    const [file, ...fileArgs] = netns === undefined ? command : ['nsenter', `--net=${netns}`, '--', ...command];
+    const activation = activatedFds.length === 0 ? {} : { LISTEN_FDS: String(activatedFds.length) };
+    this.proc = spawn(file, fileArgs, { stdio: ['ignore', 'pipe', 'pipe', ...activatedFds], env: { ...process.env, ...env, ...activation } });
     live.add(this.proc);
     this.proc.stdout?.on('data', (d) => (this.output += d));
     this.proc.stderr?.on('data', (d) => (this.output += d));
@@ -108,7 +116,7 @@ export class Berthd {
       ...(opts.args ?? []),
     ];
     const netns = opts.netns === 'own' ? createTestNetns(`berthd-${path.basename(dir)}`) : opts.netns;
-    return new Berthd(dir, dataRoot, socket, args, opts.env, netns);
+    return new Berthd(dir, dataRoot, socket, args, opts.env, netns, opts.activatedFds ?? []);
   }
 
   /** Starts berthd and waits until it answers /_ping on its socket. */

@@ -11,6 +11,7 @@ import { normalizeCreate } from '../../../src/container/config/normalize-create.
 import { daemonCreateLimits } from '../../../src/container/config/create-limits.js';
 import { createContainerStore } from '../../../src/container/create-container-store.js';
 import { createContainers } from '../../../src/container/create-containers.js';
+import { EngineMetrics } from '../../../src/metrics/engine-metrics.js';
 import { EventBus } from '../../../src/events/event-bus.js';
 import { createImages } from '../../../src/image/create-images.js';
 import { createVolumes } from '../../../src/volume/create-volumes.js';
@@ -45,7 +46,7 @@ describe('ContainerService.create, without HTTP', () => {
     assert.deepEqual(lines, ['Loaded image: busybox:latest\n']);
     networks = await createNetworks({ dataRoot, execRoot, events, log, settings: { iptables: false, bip: '', bridge: '', dns: [] } });
     const volumes = await createVolumes({ dataRoot, events, log, users: records.usage.volumeUsers, pluginsDir: path.join(dir, 'plugins') });
-    containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers });
+    containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: new EngineMetrics() });
   });
 
   after(async () => {

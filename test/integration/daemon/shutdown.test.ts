@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { it } from 'node:test';
-import { Berthd } from '../../helpers/berthd.js';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { Berthd, tempDir } from '../../helpers/berthd.js';
+import { until } from '../../helpers/until.js';
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   it(`${signal} stops berthd with exit 0 and removes its socket and pidfile`, async () => {
@@ -47,4 +51,31 @@ it('refuses a pidfile that names a live process', async () => {
   } finally {
     await first.stop();
   }
+});
+
+describe('a pidfile left by a crash does not block the restart', () => {
+  it('when it names a process that is gone', async () => {
+    const gone = spawnSync('true').pid;
+    const pidfile = path.join(tempDir(), 'berthd.pid');
+    writeFileSync(pidfile, `${gone}`);
+    const d = await Berthd.start({ args: ['--pidfile', pidfile], netns: 'own' });
+    assert.equal(readFileSync(pidfile, 'utf8'), String(d.proc.pid));
+    await d.stop();
+  });
+
+  it('when it names a zombie', async () => {
+    // `sleep 0` ends at once, and its parent (exec'd into sleep 30) never reaps it
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number((await once(parent.stdout, 'data'))[0].toString().trim());
+      await until('the child to be a zombie', () => readFileSync(`/proc/${zombie}/stat`, 'utf8'), (stat) => stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z'));
+      const pidfile = path.join(tempDir(), 'berthd.pid');
+      writeFileSync(pidfile, `${zombie}`);
+      const d = await Berthd.start({ args: ['--pidfile', pidfile], netns: 'own' });
+      assert.equal(readFileSync(pidfile, 'utf8'), String(d.proc.pid));
+      await d.stop();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
 });
