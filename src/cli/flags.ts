@@ -40,6 +40,8 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   maxConcurrentDownloads: 'maxConcurrentDownloads',
   maxConcurrentUploads: 'maxConcurrentUploads',
   metricsAddr: 'metricsAddr',
+  logDriver: 'logDriver',
+  logOpt: 'logOpts',
 };
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
@@ -77,6 +79,8 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--max-concurrent-downloads <n>', 'Set the max concurrent downloads for each pull', positiveInt, defaults.maxConcurrentDownloads)
     .option('--max-concurrent-uploads <n>', 'Set the max concurrent uploads for each push', positiveInt, defaults.maxConcurrentUploads)
     .option('--metrics-addr <host:port>', 'Set default address and port to serve the metrics api on', defaults.metricsAddr)
+    .option('--log-driver <driver>', 'Default driver for container logs', defaults.logDriver)
+    .option('--log-opt <key=value>', 'Default log driver options for containers (repeatable)', repeatKeyValue, {})
     .option('--validate', 'Validate daemon configuration and exit', false);
   program.parse(argv, { from: 'user' });
 
@@ -105,6 +109,13 @@ function repeat(value: string, previous: string[]): string[] {
 function repeatLabel(value: string, previous: string[]): string[] {
   if (!value.includes('=')) throw new InvalidArgumentError(`bad attribute format: ${value}`);
   return [...previous, value];
+}
+
+/** --log-opt k=v, repeated, into one object (dockerd's NamedMapOpts). */
+function repeatKeyValue(value: string, previous: Record<string, string>): Record<string, string> {
+  const at = value.indexOf('=');
+  if (at < 0) throw new InvalidArgumentError(`invalid key value pair format in log-opt: ${value}`);
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
 }
 
 /** pflag's booleans: `--debug`, `--debug=true`, `--debug=false`. */

@@ -65,9 +65,11 @@ function checkValue(file: string, key: string, spec: OptionSpec, value: unknown)
   const ok =
     spec.type === 'string[]'
       ? Array.isArray(value) && value.every((v) => typeof v === 'string')
-      : typeof value === spec.type;
+      : spec.type === 'record'
+        ? typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string')
+        : typeof value === spec.type;
   if (!ok) {
-    const want = spec.type === 'string[]' ? 'a list of strings' : `a ${spec.type}`;
+    const want = spec.type === 'string[]' ? 'a list of strings' : spec.type === 'record' ? 'an object of strings' : `a ${spec.type}`;
     throw new ConfigFileError(file, `invalid value for ${key}: expected ${want}, got ${JSON.stringify(value)}`);
   }
   return value;

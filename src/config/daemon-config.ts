@@ -53,6 +53,9 @@ export interface DaemonConfig {
   maxConcurrentUploads: number;
   /** Where GET /metrics is served (host:port); nowhere when empty. */
   metricsAddr: string;
+  /** the log driver and options of containers that name none (log-driver, log-opts) */
+  logDriver: string;
+  logOpts: Record<string, string>;
 }
 
 export type ConfigField = keyof DaemonConfig;
@@ -61,7 +64,7 @@ export interface OptionSpec {
   field: ConfigField;
   /** The daemon.json key; undefined for flag-only options. */
   fileKey?: string;
-  type: 'string' | 'boolean' | 'string[]' | 'number';
+  type: 'string' | 'boolean' | 'string[]' | 'number' | 'record';
   reloadable: boolean;
 }
 
@@ -94,6 +97,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'maxConcurrentDownloads', fileKey: 'max-concurrent-downloads', type: 'number', reloadable: false },
   { field: 'maxConcurrentUploads', fileKey: 'max-concurrent-uploads', type: 'number', reloadable: false },
   { field: 'metricsAddr', fileKey: 'metrics-addr', type: 'string', reloadable: false },
+  { field: 'logDriver', fileKey: 'log-driver', type: 'string', reloadable: false },
+  { field: 'logOpts', fileKey: 'log-opts', type: 'record', reloadable: false },
 ];
 
 export const DEFAULT_SOCKET = '/run/berth/berth.sock';
@@ -129,6 +134,8 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     maxConcurrentDownloads: 3,
     maxConcurrentUploads: 5,
     metricsAddr: '',
+    logDriver: 'json-file',
+    logOpts: {},
   };
 }
 

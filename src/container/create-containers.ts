@@ -12,6 +12,7 @@ import { LogRotator } from './logs/log-rotator.js';
 import { resolveCommand } from '../runtime/tool-path.js';
 import { ContainerArchive } from './archive/container-archive.js';
 import { daemonCreateLimits } from './config/create-limits.js';
+import { mergeLogConfig } from './config/validate-host-options.js';
 import { containerApi } from './container-api.js';
 import { stepContainers } from './step-containers.js';
 import { commitContainer, type CommitRequest } from './container-commit.js';
@@ -46,6 +47,8 @@ export interface ContainersDeps {
   networks: ContainerNetworks;
   volumes: ContainerVolumes;
   metrics: ContainerMetrics;
+  /** the daemon's log-driver and log-opts, checked here as dockerd checks them at start */
+  logConfig: { Type: string; Config: Record<string, string> };
 }
 
 export async function createContainers(deps: ContainersDeps) {
@@ -77,7 +80,7 @@ export async function createContainers(deps: ContainersDeps) {
 
   const viewDeps = { paths, rootfs, images, networks, execIdsOf: (id: string) => execs.idsOf(id) };
   const archive = new ContainerArchive({ rootfs, store, events });
-  const limits = daemonCreateLimits();
+  const limits = daemonCreateLimits(mergeLogConfig(deps.logConfig));
   return {
     api: containerApi({ ...viewDeps, service, store, events, archive, limits, dataRoot, metrics }),
     execApi: execApi(execs),

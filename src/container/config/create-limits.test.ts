@@ -27,7 +27,7 @@ describe('hasEffectiveCap', () => {
 
 describe('daemonCreateLimits', () => {
   it("reads this process's limits and this machine's facts", () => {
-    const l = daemonCreateLimits();
+    const l = daemonCreateLimits({ Type: 'json-file', Config: {} });
     assert.deepEqual(l.rlimitHard, parseLimits(readFileSync('/proc/self/limits', 'utf8')));
     assert.ok(l.rlimitHard.nofile > 0);
     assert.ok(l.cpuCount >= 1);

@@ -3,9 +3,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { readCgroupFacts, type CgroupFacts } from '../../system/cgroup-facts.js';
+import type { LogConfig } from './types.js';
 
 export interface CreateLimits {
   cgroup: CgroupFacts;
+  /** the daemon's log driver and options (log-driver, log-opts), for containers that name none */
+  logConfig: Required<LogConfig>;
   /** Controls dockerd's sysinfo knows that CgroupFacts does not carry. */
   memoryReservation: boolean;
   memorySwappiness: boolean;
@@ -44,12 +47,14 @@ const limitRows: Record<string, string> = {
   rttime: 'Max realtime timeout',
 };
 
-export function daemonCreateLimits(): CreateLimits {
+/** What this host and daemon let a create ask for; `logConfig` is the daemon's default log driver and options. */
+export function daemonCreateLimits(logConfig: Required<LogConfig>): CreateLimits {
   const cgroup = readCgroupFacts(CGROUP_ROOT);
   const v1 = cgroup.version === '1';
   const has = (file: string) => existsSync(`${CGROUP_ROOT}/${file}`);
   return {
     cgroup,
+    logConfig,
     memoryReservation: v1 ? has('memory/memory.soft_limit_in_bytes') : cgroup.memoryLimit,
     memorySwappiness: v1 && has('memory/memory.swappiness'),
     cpuRealtime: v1 && has('cpu/cpu.rt_period_us') && has('cpu/cpu.rt_runtime_us'),

@@ -12,7 +12,7 @@ const facts: CgroupFacts = {
 // this machine as the reference saw it: cgroup v1 without blkio weights, 2 CPUs, nofile 20000, no CAP_SYS_RESOURCE
 const limits: CreateLimits = {
   cgroup: facts, memoryReservation: true, memorySwappiness: true, cpuRealtime: true, cgroupNamespaces: true, cpusetCpus: '0-1', cpusetMems: '0',
-  rlimitHard: { nofile: 20000, nproc: 96551 }, cpuCount: 2, hasCapSysResource: false,
+  rlimitHard: { nofile: 20000, nproc: 96551 }, cpuCount: 2, hasCapSysResource: false, logConfig: { Type: 'json-file', Config: {} },
 };
 const at: Record<'1.25' | '1.40' | '1.41', CreateBehaviourName[]> = {
   '1.25': ['defaultIpcModeShareable'],

@@ -67,7 +67,7 @@ export function normalizeCreate(input: NormalizeCreateInput): NormalizedCreate {
   const hc = given ?? {};
   fillHostConfigDefaults(hc, limits.cgroup.version);
   mergeImageConfig(config, input.image);
-  hc.LogConfig = mergeLogConfig(hc.LogConfig);
+  hc.LogConfig = mergeLogConfig(hc.LogConfig, limits.logConfig);
   validateSecurityOpts(hc.SecurityOpt);
   validateSysctls(hc);
   const mounts = collectMounts(hc, input.dataRoot, mountItems);

@@ -28,9 +28,13 @@ export function validateRestartPolicy(hc: HostConfig): void {
   }
 }
 
-/** Fills the default driver and checks the options, as dockerd's mergeAndVerifyLogConfig. */
-export function mergeLogConfig(lc: LogConfig | undefined): Required<LogConfig> {
-  const out = { Type: lc?.Type || 'json-file', Config: lc?.Config ?? {} };
+/**
+ * Fills the daemon's driver (log-driver) and, for that driver, its options under the container's
+ * (log-opts), then checks the options, as dockerd's mergeAndVerifyLogConfig.
+ */
+export function mergeLogConfig(lc: LogConfig | undefined, daemon: Required<LogConfig> = { Type: 'json-file', Config: {} }): Required<LogConfig> {
+  const type = lc?.Type || daemon.Type;
+  const out = { Type: type, Config: type === daemon.Type ? { ...daemon.Config, ...(lc?.Config ?? {}) } : (lc?.Config ?? {}) };
   if (out.Type === 'none') return out;
   const mode = out.Config.mode ?? '';
   if (!['', 'blocking', 'non-blocking'].includes(mode)) throw invalidParameter(`logger: logging mode not supported: ${mode}`);

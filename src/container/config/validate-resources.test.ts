@@ -15,7 +15,7 @@ const noFacts = Object.fromEntries(Object.entries(allFacts).map(([k, v]) => [k, 
 function limits(cgroup: CgroupFacts = allFacts, more: Partial<CreateLimits> = {}): CreateLimits {
   return {
     cgroup, memoryReservation: true, memorySwappiness: true, cpuRealtime: true, cgroupNamespaces: true, cpusetCpus: '0-1', cpusetMems: '0',
-    rlimitHard: {}, cpuCount: 2, hasCapSysResource: false, ...more,
+    rlimitHard: {}, cpuCount: 2, hasCapSysResource: false, logConfig: { Type: 'json-file', Config: {} }, ...more,
   };
 }
 const bad = (message: string) => ({ kind: 'invalidParameter', message });

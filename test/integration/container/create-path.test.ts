@@ -46,7 +46,7 @@ describe('ContainerService.create, without HTTP', () => {
     assert.deepEqual(lines, ['Loaded image: busybox:latest\n']);
     networks = await createNetworks({ dataRoot, execRoot, events, log, settings: { iptables: false, bip: '', bridge: '', dns: [] } });
     const volumes = await createVolumes({ dataRoot, events, log, users: records.usage.volumeUsers, pluginsDir: path.join(dir, 'plugins') });
-    containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: new EngineMetrics() });
+    containers = await createContainers({ dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: new EngineMetrics(), logConfig: { Type: 'json-file', Config: {} } });
   });
 
   after(async () => {
@@ -60,7 +60,7 @@ describe('ContainerService.create, without HTTP', () => {
     // what the builder does for a RUN step: its own configuration, normalized as the API's is
     // (on no network: this process shares the host's network namespace, which tests leave alone)
     const body = decodeCreateBody({ Image: 'busybox', Cmd: ['sh', '-c', 'echo typed > out'], WorkingDir: '/work', HostConfig: { NetworkMode: 'none' } });
-    const { warnings, ...normalized } = normalizeCreate({ body, api: { has: () => false }, image: image.config.config ?? null, limits: daemonCreateLimits(), dataRoot });
+    const { warnings, ...normalized } = normalizeCreate({ body, api: { has: () => false }, image: image.config.config ?? null, limits: daemonCreateLimits({ Type: 'json-file', Config: {} }), dataRoot });
     assert.deepEqual(warnings, []);
     const seen: string[] = [];
     const { live } = events.subscribe();

@@ -87,4 +87,19 @@ describe('log rotation (json-file and local)', () => {
     const create = await d.docker(['create', '--log-driver', 'local', '--log-opt', 'foo=1', 'busybox', 'true']);
     assert.ok(create.stderr.includes("unknown log opt 'foo' for log driver local"), create.stderr);
   });
+
+  test('daemon.json log-driver and log-opts are what a container without its own gets, its options over them', async () => {
+    const daemon = await startWithBusybox({ config: { 'log-driver': 'local', 'log-opts': { 'max-size': '20k', 'max-file': '3' } } });
+    try {
+      const logConfig = async (name: string) => ((await daemon.request('GET', `/containers/${name}/json`)).json() as { HostConfig: { LogConfig: unknown } }).HostConfig.LogConfig;
+      assert.equal((await daemon.docker(['create', '--name', 'plain', 'busybox', 'true'])).code, 0);
+      assert.deepEqual(await logConfig('plain'), { Type: 'local', Config: { 'max-size': '20k', 'max-file': '3' } });
+      assert.equal((await daemon.docker(['create', '--name', 'own', '--log-opt', 'max-file=2', 'busybox', 'true'])).code, 0);
+      assert.deepEqual(await logConfig('own'), { Type: 'local', Config: { 'max-size': '20k', 'max-file': '2' } });
+      assert.equal((await daemon.docker(['create', '--name', 'other', '--log-driver', 'json-file', 'busybox', 'true'])).code, 0);
+      assert.deepEqual(await logConfig('other'), { Type: 'json-file', Config: {} });
+    } finally {
+      await teardown(daemon);
+    }
+  });
 });
