@@ -17,6 +17,12 @@ import type { Logger } from 'pino';
 import type { LogRotation } from './log-options.js';
 
 const POLL_MS = 1000;
+/**
+ * A rotation starts this much before max-size (a tenth of it, at most 1 MiB): conmon goes on writing
+ * to the renamed file until it has reopened, so the files end near max-size rather than past it.
+ */
+const HEADROOM_FRACTION = 0.1;
+const HEADROOM_MAX_BYTES = 1024 * 1024;
 /** how long a rotation waits for conmon to open the new file before it takes the old one as done */
 const REOPEN_WAIT_MS = 2000;
 
@@ -87,8 +93,8 @@ export class LogRotator {
 
   private async rotateIfFull(): Promise<void> {
     const size = (await stat(this.logPath).catch(() => undefined))?.size ?? 0;
-    if (size < this.rotation.maxSizeBytes) return;
-    const { maxFiles, compress } = this.rotation;
+    const { maxSizeBytes, maxFiles, compress } = this.rotation;
+    if (size < maxSizeBytes - Math.min(maxSizeBytes * HEADROOM_FRACTION, HEADROOM_MAX_BYTES)) return;
     const rotated = (i: number) => `${this.logPath}.${i}`;
     // the oldest kept goes; the others move up one
     await removeBoth(rotated(maxFiles - 1));
