@@ -7,6 +7,7 @@
 import type { Figure } from '../figure.js';
 import { concurrentRun } from './concurrent-run.js';
 import { containerCommit } from './container-commit.js';
+import { containerLogs } from './container-logs.js';
 import { containerCopy } from './container-copy.js';
 import { containerCycle } from './container-cycle.js';
 import { containerDns } from './container-dns.js';
@@ -41,6 +42,7 @@ export const allFigures: Figure[] = [
   concurrentRun,
   containerCopy,
   containerCommit,
+  containerLogs,
   volumes,
   containerDns,
   requestLoad,

@@ -40,6 +40,8 @@ export interface LogReadOptions {
   fromOffset?: number;
   /** Resolves (or rejects) once the container's process has ended: following stops after what is left. */
   ended?: Promise<unknown>;
+  /** Called when following has read all there is and waits for more: a reader that gathers records sends them then. */
+  onCaughtUp?: () => Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -105,6 +107,7 @@ export async function* readContainerLog(logPath: string, opts: LogReadOptions): 
         rest = Buffer.alloc(0);
         continue;
       }
+      await opts.onCaughtUp?.();
       await waker.wait();
     }
   } finally {

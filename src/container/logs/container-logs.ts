@@ -8,7 +8,10 @@ import { parseTimestampNanos } from '../../lib/timestamp.js';
 import type { ContainerPaths } from '../container-paths.js';
 import type { ContainerService } from '../container-service.js';
 import { hasProcess } from '../container-state.js';
-import { readContainerLog } from './container-log.js';
+import { readContainerLog, type LogEntry } from './container-log.js';
+
+/** the most a frame of gathered records holds */
+const FRAME_BYTES = 64 * 1024;
 
 export interface LogsRequest {
   stdout: boolean;
@@ -41,6 +44,14 @@ export function containerLogs(deps: { service: ContainerService; paths: Containe
   return {
     tty: record.config.Tty === true,
     async run({ out, signal }) {
+      // consecutive records of one stream go out as one frame: a frame per line is most of the
+      // time of a long log (the client demultiplexes frames of any size)
+      let pending: { stream: LogEntry['stream']; parts: Buffer[]; sizeBytes: number } | undefined;
+      const flush = async () => {
+        const sending = pending;
+        pending = undefined;
+        if (sending !== undefined) await out.write(sending.stream, Buffer.concat(sending.parts, sending.sizeBytes));
+      };
       const entries = readContainerLog(deps.paths.log(id), {
         stdout: req.stdout,
         stderr: req.stderr,
@@ -50,10 +61,16 @@ export function containerLogs(deps: { service: ContainerService; paths: Containe
         follow,
         ended,
         signal,
+        onCaughtUp: flush,
       });
       for await (const entry of entries) {
-        await out.write(entry.stream, req.timestamps ? Buffer.concat([Buffer.from(`${entry.time} `), entry.data]) : entry.data);
+        const data = req.timestamps ? Buffer.concat([Buffer.from(`${entry.time} `), entry.data]) : entry.data;
+        if (pending !== undefined && (pending.stream !== entry.stream || pending.sizeBytes + data.length > FRAME_BYTES)) await flush();
+        pending ??= { stream: entry.stream, parts: [], sizeBytes: 0 };
+        pending.parts.push(data);
+        pending.sizeBytes += data.length;
       }
+      await flush();
     },
   };
 }
