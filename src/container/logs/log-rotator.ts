@@ -96,16 +96,24 @@ export class LogRotator {
     const { maxSizeBytes, maxFiles, compress } = this.rotation;
     if (size < maxSizeBytes - Math.min(maxSizeBytes * HEADROOM_FRACTION, HEADROOM_MAX_BYTES)) return;
     const rotated = (i: number) => `${this.logPath}.${i}`;
+    // the file is moved aside and conmon told first, the older ones shifted while conmon writes its
+    // new file: a shift first would let the file grow past max-size meanwhile
+    const aside = `${this.logPath}.rotating`;
+    const before = await stat(this.logPath);
+    await rename(this.logPath, aside);
+    // a conmon that has gone (the run just ended) reopens nothing: nothing to wait for
+    const reopened = await this.reopen().then(
+      () => true,
+      () => false,
+    );
     // the oldest kept goes; the others move up one
     await removeBoth(rotated(maxFiles - 1));
     for (let i = maxFiles - 2; i >= 1; i--) {
       await renameIfExists(rotated(i), rotated(i + 1));
       await renameIfExists(`${rotated(i)}.gz`, `${rotated(i + 1)}.gz`);
     }
-    const before = await stat(this.logPath);
-    await rename(this.logPath, rotated(1));
-    await this.reopen().catch((err: unknown) => this.log.warn({ err, logPath: this.logPath }, 'conmon did not take the log reopen'));
-    await this.conmonReopened(before.ino);
+    await rename(aside, rotated(1));
+    if (reopened) await this.conmonReopened(before.ino);
     if (maxFiles === 1) await rm(rotated(1), { force: true });
     else if (compress) await gzipFile(rotated(1));
   }
