@@ -236,7 +236,8 @@ export function decodeCreateBody(body: unknown): DecodedCreateBody {
 /** Any other JSON body read as the Go struct goName with these fields, with the same leniencies and errors. */
 export function decodeGoStruct(body: unknown, goName: string, fields: Record<string, FieldSpec>): Record<string, unknown> {
   if (body === null || body === undefined) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw new EngineError('system', `json: cannot unmarshal ${jsonKind(body)} into Go value of type ${goName}`);
+  // a 400, as dockerd's exec create (httputils.ReadJSON) answers it
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalidParameter(`json: cannot unmarshal ${jsonKind(body)} into Go value of type ${goName}`);
   return decodeStruct(body as Record<string, unknown>, { goName, fields }, '');
 }
 
