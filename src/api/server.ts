@@ -23,6 +23,8 @@ const COMMON_HEADERS: ReadonlyArray<[string, string]> = [
 
 export type { Backends } from './routes/all-routes.js';
 
+const MAX_HEADER_BYTES = 1 << 20;
+
 /** The API on every area's backend. */
 export function createApiServer(backends: Backends, log: Logger): ApiServer {
   return new ApiServer(new Router(allRoutes(backends)), log);
@@ -42,7 +44,12 @@ export class ApiServer {
   constructor(router: Router, log: Logger) {
     this.router = router;
     this.log = log;
-    this.serverOptions = { IncomingMessage: hijackingRequestClass((req) => router.hijacks(req.method ?? '', target(req.url).path)) };
+    this.serverOptions = {
+      IncomingMessage: hijackingRequestClass((req) => router.hijacks(req.method ?? '', target(req.url).path)),
+      // a request head of up to a megabyte, as Go's http.DefaultMaxHeaderBytes lets dockerd read
+      // (long filters, a big X-Registry-Auth); Node's default of 16 KiB answers 431 without JSON
+      maxHeaderSize: MAX_HEADER_BYTES,
+    };
   }
 
   /** Serves HTTP on a server made with serverOptions (plain or TLS). */
