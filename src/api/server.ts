@@ -24,6 +24,8 @@ const COMMON_HEADERS: ReadonlyArray<[string, string]> = [
 export type { Backends } from './routes/all-routes.js';
 
 const MAX_HEADER_BYTES = 1 << 20;
+/** How long a connection answered on the upgrade path waits for the client to close its side. */
+const UNREAD_LINGER_MS = 5000;
 
 /** The API on every area's backend. */
 export function createApiServer(backends: Backends, log: Logger): ApiServer {
@@ -67,6 +69,12 @@ export class ApiServer {
       res.on('finish', () => {
         res.detachSocket(socket);
         socket.end();
+        // an answer given before the body was read (a malformed chunked one): what the client
+        // still sends is drained, so its end closes the connection, which a client that never
+        // ends loses after a while; a paused socket would be held open for ever
+        socket.resume();
+        const linger = setTimeout(() => socket.destroy(), UNREAD_LINGER_MS).unref();
+        socket.once('close', () => clearTimeout(linger));
       });
       this.track(this.dispatch(req, res));
     });
