@@ -21,7 +21,13 @@ export function send(socketPath: string, req: FuzzRequest, opts: { headTimeoutMs
   return new Promise((resolve) => {
     const headers: Record<string, string | number> = { ...req.headers };
     if (req.body !== undefined) headers['Content-Length'] = req.body.length;
-    const r = http.request({ socketPath, method: req.method, path: req.path, headers, agent: false });
+    let r: http.ClientRequest;
+    try {
+      r = http.request({ socketPath, method: req.method, path: req.path, headers, agent: false });
+    } catch (err) {
+      resolve({ status: 0, contentType: '', body: '', cut: 'no', error: `not sent: ${(err as Error).message}` });
+      return;
+    }
     let done = false;
     const finish = (res: FuzzResponse) => {
       if (done) return;

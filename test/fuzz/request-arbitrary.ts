@@ -21,7 +21,7 @@ export interface FuzzRequest {
 }
 
 export const VERSION_PREFIXES = ['', '/v1.41', '/v1.40', '/v1.25', '/v1.30'];
-export const BAD_VERSION_PREFIXES = ['/v1.42', '/v1.24', '/v0.0', '/v99999999999999999999.1', '/v1.41.1', '/v1.', '/v.41', '/v-1.30', '/v1.4a', '/V1.41', '/v１.４１', '/v1.041'];
+export const BAD_VERSION_PREFIXES = ['/v1.42', '/v1.24', '/v0.0', '/v99999999999999999999.1', '/v1.41.1', '/v1.', '/v.41', '/v-1.30', '/v1.4a', '/V1.41', '/v%EF%BC%91.%EF%BC%94%EF%BC%91', '/v1.041'];
 
 /** Percent-encodes every byte but the unreserved ones; the invalid-UTF-8 mark becomes its bytes. */
 export function percent(s: string): string {
