@@ -238,7 +238,14 @@ export function decodeGoStruct(body: unknown, goName: string, fields: Record<str
   if (body === null || body === undefined) return {};
   // a 400, as dockerd's exec create (httputils.ReadJSON) answers it
   if (typeof body !== 'object' || Array.isArray(body)) throw invalidParameter(`json: cannot unmarshal ${jsonKind(body)} into Go value of type ${goName}`);
-  return decodeStruct(body as Record<string, unknown>, { goName, fields }, '');
+  try {
+    // Go names a field by its struct's name without the package: ExecConfig.WorkingDir
+    return decodeStruct(body as Record<string, unknown>, { goName: goName.slice(goName.lastIndexOf('.') + 1), fields }, '');
+  } catch (err) {
+    // a field of the wrong type is a 400 there too
+    if (err instanceof EngineError && err.kind === 'system') throw invalidParameter(err.message);
+    throw err;
+  }
 }
 
 /** An EndpointSettings object as POST /networks/{id}/connect sends it (EndpointConfig); null for none. */
