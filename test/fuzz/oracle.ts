@@ -18,6 +18,26 @@ export const ALLOWED_500: Allowed500[] = [
     reason: 'a registry that cannot be reached: dockerd 20.10 answers 500 with the dial error (checked: GET /distribution/busybox/json with no route out)',
   },
   {
+    operationId: 'SystemAuth',
+    message: /^Get "https?:\/\/.*": /,
+    reason: 'a registry that cannot be reached: dockerd 20.10 answers 500 with the dial error (checked: POST /auth {"serveraddress":"fuzz-v"})',
+  },
+  {
+    operationId: 'ImageCreate',
+    message: /^Get "https?:\/\/.*": |^fetch failed$/,
+    reason: 'a registry or a fromSrc URL that cannot be reached: dockerd 20.10 answers 500 with the dial error (checked: ?fromImage=busybox, ?fromSrc=http://127.0.0.1:9/x.tar; berth words the second "fetch failed")',
+  },
+  {
+    operationId: 'NetworkCreate',
+    message: /^invalid name: .*$|^This node is not a swarm manager\./,
+    reason: 'an empty name, and a swarm scope: dockerd 20.10 answers 500 (checked: {"Name":""}, {"Name":"x","Scope":"none"})',
+  },
+  {
+    operationId: 'NetworkList',
+    message: /^invalid filter: '.*'='.*'$/,
+    reason: 'a type filter that is neither custom nor builtin: dockerd 20.10 answers 500 (checked: ?filters={"type":["busybox"]})',
+  },
+  {
     operationId: 'ImageSearch',
     message: /^Get "https?:\/\/.*": /,
     reason: 'an index that cannot be reached: dockerd 20.10 answers 500 with the dial error (checked: GET /images/search?term=busybox with no route out)',
@@ -29,12 +49,12 @@ export const ALLOWED_500: Allowed500[] = [
   },
   {
     operationId: 'ImageBuild',
-    message: /^(invalid character .* looking for beginning of value|json: cannot unmarshal .*|unexpected end of JSON input|Cannot locate specified Dockerfile: .*)$/,
+    message: /^(invalid character .* looking for beginning of value|json: cannot unmarshal .*|unexpected end of JSON input|Cannot locate specified Dockerfile: .*|invalid reference format.*)$/,
     reason: 'cachefrom or outputs that are not JSON, and a context without the Dockerfile: dockerd 20.10 answers 500 (checked: POST /build?cachefrom=busybox, ?outputs=label%3Da, an empty context)',
   },
   {
     operationId: 'ContainerUpdate',
-    message: /^json: cannot unmarshal .* into Go (value of type container\.UpdateConfig|struct field UpdateConfig\..*)$/,
+    message: /^json: cannot unmarshal .* into Go (value of type container\.UpdateConfig|struct field UpdateConfig\..*)$|^EOF$/,
     reason: 'a body or a field of the wrong JSON type: dockerd 20.10 answers 500 (checked: POST /containers/x/update with "x", with {"CpuPeriod":"x"})',
   },
   {

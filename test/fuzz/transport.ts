@@ -35,6 +35,18 @@ function connect(socket: string): Promise<net.Socket> {
   });
 }
 
+/** A connection, tried again while the listen backlog is full (EAGAIN on a unix socket): the daemon accepts as fast as it can. */
+async function connectPatiently(socket: string): Promise<net.Socket> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await connect(socket);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || attempt > 100) throw err;
+      await sleep(10);
+    }
+  }
+}
+
 /** Sends the bytes (a Buffer, or parts with pauses between them) and reads until the daemon closes or `timeoutMs`. */
 async function exchange(socket: string, parts: Array<Buffer | string | number>, timeoutMs = 10000): Promise<RawAnswer> {
   const c = await connect(socket);
@@ -216,20 +228,23 @@ export function transportCases(d: Berthd, opts: TransportOptions): TransportCase
       name: `${opts.idleConnections} idle connections`,
       async run() {
         const conns: net.Socket[] = [];
-        for (let i = 0; i < opts.idleConnections; i++) {
-          const c = await connect(s);
-          c.on('error', () => {});
-          // a third send half a head, a third a whole keep-alive request and then nothing, a third nothing
-          if (i % 3 === 0) c.write('GET /_ping HTTP/1.1\r\nHost: b\r\n');
-          if (i % 3 === 1) c.write(request('GET', '/_ping'));
-          conns.push(c);
+        try {
+          for (let i = 0; i < opts.idleConnections; i++) {
+            const c = await connectPatiently(s);
+            c.on('error', () => {});
+            // a third send half a head, a third a whole keep-alive request and then nothing, a third nothing
+            if (i % 3 === 0) c.write('GET /_ping HTTP/1.1\r\nHost: b\r\n');
+            if (i % 3 === 1) c.write(request('GET', '/_ping'));
+            conns.push(c);
+          }
+          await sleep(500);
+          await pingWithin(d, 3000, `with ${opts.idleConnections} idle connections open`);
+          const r = await d.request('GET', '/containers/json?all=1', { timeoutMs: 5000 });
+          assert.equal(r.status, 200);
+        } finally {
+          for (const c of conns) c.destroy();
+          await sleep(1000);
         }
-        await sleep(500);
-        await pingWithin(d, 3000, `with ${opts.idleConnections} idle connections open`);
-        const r = await d.request('GET', '/containers/json?all=1', { timeoutMs: 5000 });
-        assert.equal(r.status, 200);
-        for (const c of conns) c.destroy();
-        await sleep(1000);
       },
     },
     {
