@@ -3,6 +3,7 @@
 // the client leaves or the daemon shuts down. createApiServer mounts every area's routes on the
 // backends the areas give, and listen() opens the -H addresses.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { setMaxListeners } from 'node:events';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { BERTH_VERSION } from '../version.js';
@@ -44,6 +45,8 @@ export class ApiServer {
   private readonly listeners: Listener[] = [];
 
   constructor(router: Router, log: Logger) {
+    // every streaming request listens for shutdown: a dozen at once is usual, not a leak
+    setMaxListeners(0, this.shutdown.signal);
     this.router = router;
     this.log = log;
     this.serverOptions = {

@@ -72,6 +72,22 @@ describe('open schema', () => {
   });
 });
 
+describe('streams', () => {
+  // found by the API fuzzer (test/fuzz): each stream listens for shutdown, and an eleventh made
+  // Node warn of a leak on the daemon's output
+  it('a dozen at once are no warning', async () => {
+    const clients = await Promise.all(
+      Array.from({ length: 12 }, () => new Promise<net.Socket>((resolve) => {
+        const c = net.connect(d.socket, () => c.write('GET /events HTTP/1.1\r\nHost: berth\r\n\r\n'));
+        c.once('data', () => resolve(c));
+      })),
+    );
+    for (const c of clients) c.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(d.log.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('{')), []);
+  });
+});
+
 describe('upgrade requests', () => {
   it('go through the same routing: an unknown path answers 404 JSON on the raw socket', async () => {
     const raw = await new Promise<string>((resolve, reject) => {
