@@ -3,6 +3,7 @@
 // the client leaves or the daemon shuts down. createApiServer mounts every area's routes on the
 // backends the areas give, and listen() opens the -H addresses.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { setMaxListeners } from 'node:events';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { BERTH_VERSION } from '../version.js';
@@ -26,6 +27,10 @@ export type { Backends } from './routes/all-routes.js';
 /** What the API tells of each request it answered (the metrics' per-endpoint counts and durations). */
 export type RequestObserver = (r: { operation: string; method: string; status: number; seconds: number }) => void;
 
+const MAX_HEADER_BYTES = 1 << 20;
+/** How long a connection answered on the upgrade path waits for the client to close its side. */
+const UNREAD_LINGER_MS = 5000;
+
 /** The API on every area's backend. */
 export function createApiServer(backends: Backends, log: Logger, observe?: RequestObserver): ApiServer {
   return new ApiServer(new Router(allRoutes(backends)), log, observe);
@@ -44,10 +49,17 @@ export class ApiServer {
   private readonly observe: RequestObserver | undefined;
 
   constructor(router: Router, log: Logger, observe?: RequestObserver) {
+    // every streaming request listens for shutdown: a dozen at once is usual, not a leak
+    setMaxListeners(0, this.shutdown.signal);
     this.router = router;
     this.log = log;
     this.observe = observe;
-    this.serverOptions = { IncomingMessage: hijackingRequestClass((req) => router.hijacks(req.method ?? '', target(req.url).path)) };
+    this.serverOptions = {
+      IncomingMessage: hijackingRequestClass((req) => router.hijacks(req.method ?? '', target(req.url).path)),
+      // a request head of up to a megabyte, as Go's http.DefaultMaxHeaderBytes lets dockerd read
+      // (long filters, a big X-Registry-Auth); Node's default of 16 KiB answers 431 without JSON
+      maxHeaderSize: MAX_HEADER_BYTES,
+    };
   }
 
   /** Serves HTTP on a server made with serverOptions (plain or TLS). */
@@ -65,6 +77,12 @@ export class ApiServer {
       res.on('finish', () => {
         res.detachSocket(socket);
         socket.end();
+        // an answer given before the body was read (a malformed chunked one): what the client
+        // still sends is drained, so its end closes the connection, which a client that never
+        // ends loses after a while; a paused socket would be held open for ever
+        socket.resume();
+        const linger = setTimeout(() => socket.destroy(), UNREAD_LINGER_MS).unref();
+        socket.once('close', () => clearTimeout(linger));
       });
       this.track(this.dispatch(req, res));
     });

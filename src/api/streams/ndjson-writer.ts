@@ -25,7 +25,8 @@ export class NdjsonWriter {
     }
   }
 
+  /** Ends the response; nothing once the client has gone (an end then would mark the answer finished, and its error a bug). */
   end(): void {
-    this.res.end();
+    if (!this.res.destroyed) this.res.end();
   }
 }

@@ -236,8 +236,16 @@ export function decodeCreateBody(body: unknown): DecodedCreateBody {
 /** Any other JSON body read as the Go struct goName with these fields, with the same leniencies and errors. */
 export function decodeGoStruct(body: unknown, goName: string, fields: Record<string, FieldSpec>): Record<string, unknown> {
   if (body === null || body === undefined) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw new EngineError('system', `json: cannot unmarshal ${jsonKind(body)} into Go value of type ${goName}`);
-  return decodeStruct(body as Record<string, unknown>, { goName, fields }, '');
+  // a 400, as dockerd's exec create (httputils.ReadJSON) answers it
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalidParameter(`json: cannot unmarshal ${jsonKind(body)} into Go value of type ${goName}`);
+  try {
+    // Go names a field by its struct's name without the package: ExecConfig.WorkingDir
+    return decodeStruct(body as Record<string, unknown>, { goName: goName.slice(goName.lastIndexOf('.') + 1), fields }, '');
+  } catch (err) {
+    // a field of the wrong type is a 400 there too
+    if (err instanceof EngineError && err.kind === 'system') throw invalidParameter(err.message);
+    throw err;
+  }
 }
 
 /** An EndpointSettings object as POST /networks/{id}/connect sends it (EndpointConfig); null for none. */

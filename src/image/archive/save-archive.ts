@@ -79,6 +79,12 @@ function addFile(out: Pack, name: string, data: Buffer, mtime: Date): Promise<vo
 function addStream(out: Pack, name: string, size: number, data: Readable, mtime: Date): Promise<void> {
   return new Promise((resolve, reject) => {
     const entry = out.entry({ name, mode: 0o644, mtime, size }, (err) => (err ? reject(err) : resolve()));
+    // the archive torn down mid-layer (the client left) destroys the entry with an error: pipe()
+    // rethrows an error its destination has no listener for, and the layer's file stays open
+    entry.on('error', (err) => {
+      data.destroy();
+      reject(err);
+    });
     data.on('error', (err) => {
       entry.destroy(err);
       reject(err);

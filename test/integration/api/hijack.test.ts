@@ -3,7 +3,7 @@
 // plain, the client's half-close as the end of input while output carries on, errors before and
 // after the head, and shutdown cutting a live session.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -212,6 +212,21 @@ describe('hijack', () => {
     assert.match(plain, /^HTTP\/1\.1 404 Not Found\r\n/);
     assert.match(plain, /\r\nConnection: close\r\n/);
     e.socket.destroy();
+  });
+
+  // found by the API fuzzer (test/fuzz): an answer given before a malformed chunked body was read
+  // left the connection paused, so the client's end was never read and the socket stayed open
+  it('closes the connection of a status answered before the body was read', async () => {
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    for (const body of ['zz\r\n{}\r\n0\r\n\r\n', '2\r\n{}XX0\r\n\r\n', '-2\r\n{}\r\n0\r\n\r\n']) {
+      const c = open(`POST /body HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body}`);
+      c.socket.end();
+      assert.match((await c.ended).toString(), /^HTTP\/1\.1 400 Bad Request\r\n/);
+      c.socket.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(fds() <= before, `${fds()} descriptors open, ${before} before`);
   });
 
   it('is cut when the server shuts down', async () => {

@@ -151,6 +151,10 @@ describe('docker exec', () => {
     await expectError('POST', '/containers/box/exec', {}, 400, 'No exec command specified');
     await expectError('POST', '/containers/box/exec', { Cmd: [] }, 400, 'No exec command specified');
     await expectError('POST', '/containers/nosuch/exec', { Cmd: ['true'] }, 404, 'No such container: nosuch');
+    // found by the API fuzzer (test/fuzz): a body of the wrong JSON type was a 500, where dockerd 20.10 answers 400
+    await expectError('POST', '/containers/nosuch/exec', 'x', 400, 'json: cannot unmarshal string into Go value of type types.ExecConfig');
+    await expectError('POST', '/containers/nosuch/exec', [1], 400, 'json: cannot unmarshal array into Go value of type types.ExecConfig');
+    await expectError('POST', '/containers/nosuch/exec', { WorkingDir: 5 }, 400, 'json: cannot unmarshal number into Go struct field ExecConfig.WorkingDir of type string');
     await expectError('POST', '/containers/box/exec', { Cmd: ['true'], DetachKeys: 'bad' }, 400, 'Invalid escape keys (bad) provided');
     await expectError('GET', '/exec/nosuch/json', undefined, 404, 'No such exec instance: nosuch');
     await expectError('POST', '/exec/nosuch/start', {}, 404, 'No such exec instance: nosuch');

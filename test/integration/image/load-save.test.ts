@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Berthd, tempDir } from '../../helpers/berthd.js';
+import { loadBusybox } from '../../helpers/busybox-image.js';
 import { dockerSaveArchive, makeImage, ociLayoutArchive, sha256, tarOf, type TestImage } from '../../helpers/image-archives.js';
 import { threeLayerImage, untar } from './fixtures.js';
 
@@ -110,6 +111,31 @@ describe('POST /images/load of a docker save archive', () => {
     } finally {
       await other.stop();
     }
+  });
+});
+
+describe('a save whose client leaves', () => {
+  // found by the API fuzzer (test/fuzz): the archive torn down mid-layer destroyed the layer's tar
+  // entry with an error nothing listened for, which killed the daemon
+  it('leaves the daemon serving, with no layer file left open', async () => {
+    // a layer of a megabyte, as busybox's, so the client leaves while it is being written
+    await loadBusybox(d, 'save/leave:1');
+    const fds = () => readdirSync(`/proc/${d.proc.pid}/fd`).length;
+    const before = fds();
+    const { default: net } = await import('node:net');
+    for (let i = 0; i < 12; i++) {
+      const c = net.connect(d.socket);
+      c.on('error', () => {});
+      c.write('GET /images/save/leave:1/get HTTP/1.1\r\nHost: berth\r\n\r\n');
+      // gone before the answer, with its head, or a moment into the layers
+      if (i % 3 !== 0) await new Promise((resolve) => c.once('data', resolve));
+      if (i % 3 === 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      c.destroy();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(d.proc.exitCode, null, d.log.split('\n').filter((l) => !l.startsWith('{')).join('\n'));
+    assert.equal((await d.request('GET', '/_ping')).status, 200);
+    assert.ok(fds() <= before + 1, `${fds()} descriptors open, ${before} before`);
   });
 });
 
