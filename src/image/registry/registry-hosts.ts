@@ -52,7 +52,13 @@ function hostEndpoints(host: string, settings: RegistrySettings): RegistryEndpoi
 /** A registry Docker reaches without verification: listed, within a listed CIDR, or on loopback. */
 export function isInsecure(host: string, insecure: readonly string[]): boolean {
   if (insecure.includes(host)) return true;
-  const hostname = new URL(`http://${host}`).hostname.replace(/^\[|\]$/g, '');
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    // no host a URL can name: nothing to trust without verification
+    return false;
+  }
   const address = hostname === 'localhost' ? '127.0.0.1' : hostname;
   if (isIP(address) !== 4) return false;
   return ['127.0.0.0/8', ...insecure].some((cidr) => inCidr(address, cidr));

@@ -19,8 +19,23 @@ function loginDomain(serverAddress: string | undefined): string {
   return serverAddress.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
 }
 
+/** An address Go's url.Parse refuses is dockerd's 400, in its words for the usual mistakes. */
+function checkServerAddress(address: string | undefined): void {
+  if (!address) return;
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `https://${address}`;
+  const host = url.replace(/^[^:]+:\/\//, '').replace(/\/.*$/, '');
+  const space = /[\s"<>\\^`{|}]/.exec(host);
+  const port = /:([^:\]]*)$/.exec(host.replace(/^\[[^\]]*\]/, ''));
+  // Go's url.Parse looks at the port before the host's characters
+  let reason: string | undefined;
+  if (port !== null && !/^\d*$/.test(port[1])) reason = `invalid port ${JSON.stringify(`:${port[1]}`)} after host`;
+  else if (space !== null) reason = `invalid character ${JSON.stringify(space[0])} in host name`;
+  if (reason !== undefined) throw invalidParameter(`unable to parse server address: parse ${JSON.stringify(url)}: ${reason}`);
+}
+
 /** Checks the credentials against the registry: its /v2/ with basic auth, or a token from its realm. A refusal is a 401 in dockerd's words. */
 export async function login(settings: RegistrySettings, auth: AuthConfig): Promise<{ Status: string; IdentityToken: string }> {
+  checkServerAddress(auth.serveraddress);
   const client = new RegistryClient(endpointsFor(loginDomain(auth.serveraddress), settings), auth);
   let res;
   try {

@@ -38,6 +38,18 @@ describe('htpasswd registry', () => {
     assert.ok(!wrong.body.includes('not-the-password'), 'the password is not in the error');
   });
 
+  test('POST /auth: a server address Go cannot parse is a 400 in dockerd\'s words (found by the API fuzzer)', async () => {
+    const cases: Array<[string, string]> = [
+      ['bad host:x', 'unable to parse server address: parse "https://bad host:x": invalid port ":x" after host'],
+      ['a b', 'unable to parse server address: parse "https://a b": invalid character " " in host name'],
+    ];
+    for (const [serveraddress, message] of cases) {
+      const res = await s!.d.request('POST', '/auth', { json: { username: 'alice', password, serveraddress } });
+      assert.equal(res.status, 400, res.body);
+      assert.deepEqual(res.json(), { message });
+    }
+  });
+
   test('docker push without credentials is refused, nothing reaches the registry', async () => {
     const push = await s!.d.docker(['push', `${reg.host}/alice/app:v1`], { timeoutMs: 60_000 });
     assert.notEqual(push.code, 0, push.stdout);
