@@ -101,11 +101,16 @@ export class LogRotator {
     const aside = `${this.logPath}.rotating`;
     const before = await stat(this.logPath);
     await rename(this.logPath, aside);
-    // a conmon that has gone (the run just ended) reopens nothing: nothing to wait for
+    // a conmon that has gone (the run just ended) reopens nothing: the file goes back, for the
+    // run's end to split it
     const reopened = await this.reopen().then(
       () => true,
       () => false,
     );
+    if (!reopened) {
+      await rename(aside, this.logPath);
+      return;
+    }
     // the oldest kept goes; the others move up one
     await removeBoth(rotated(maxFiles - 1));
     for (let i = maxFiles - 2; i >= 1; i--) {
@@ -113,7 +118,7 @@ export class LogRotator {
       await renameIfExists(`${rotated(i)}.gz`, `${rotated(i + 1)}.gz`);
     }
     await rename(aside, rotated(1));
-    if (reopened) await this.conmonReopened(before.ino);
+    await this.conmonReopened(before.ino);
     if (maxFiles === 1) await rm(rotated(1), { force: true });
     else if (compress) await gzipFile(rotated(1));
   }
@@ -121,8 +126,6 @@ export class LogRotator {
   /** Splits the log (nobody writes it any more) into files of at most max-size, the newest kept. */
   private async settle(): Promise<void> {
     const { maxSizeBytes, maxFiles, compress } = this.rotation;
-    // a rotation whose reopen came after conmon had gone left no current file: that was the last one
-    if ((await stat(this.logPath).catch(() => undefined)) === undefined) await renameIfExists(`${this.logPath}.1`, this.logPath);
     const size = (await stat(this.logPath).catch(() => undefined))?.size ?? 0;
     if (size <= maxSizeBytes) return;
     const data = await readFile(this.logPath);
