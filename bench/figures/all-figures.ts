@@ -8,6 +8,7 @@ import type { Figure } from '../figure.js';
 import { concurrentRun } from './concurrent-run.js';
 import { containerCommit } from './container-commit.js';
 import { containerLogs } from './container-logs.js';
+import { containerLogWrite } from './container-log-write.js';
 import { containerCopy } from './container-copy.js';
 import { containerCycle } from './container-cycle.js';
 import { containerDns } from './container-dns.js';
@@ -43,6 +44,7 @@ export const allFigures: Figure[] = [
   containerCopy,
   containerCommit,
   containerLogs,
+  containerLogWrite,
   volumes,
   containerDns,
   requestLoad,
