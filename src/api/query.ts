@@ -1,10 +1,10 @@
 // Query parameters read as dockerd reads them (httputils.BoolValue, strconv.Atoi).
 import { invalidParameter } from '../errors.js';
+import { formBool } from '../lib/go-bool.js';
 
 /** "", "0", "no", "false" and "none" are false; anything else present is true. */
 export function queryBool(query: URLSearchParams, name: string): boolean {
-  const v = (query.get(name) ?? '').trim().toLowerCase();
-  return !(v === '' || v === '0' || v === 'no' || v === 'false' || v === 'none');
+  return formBool(query.get(name));
 }
 
 /** Go's strconv.Atoi, with its message, as dockerd answers a bad number. */

@@ -6,6 +6,7 @@
 import { EngineError, invalidParameter } from '../errors.js';
 import type { HostConfig } from '../container/config/types.js';
 import { parseNormalizedReference, type ImageReference } from '../image/reference.js';
+import { formBool } from '../lib/go-bool.js';
 import { goJsonSyntaxError } from '../lib/go-json-error.js';
 import type { AuthConfig } from '../image/registry/auth-header.js';
 
@@ -34,7 +35,7 @@ export interface BuildQuery {
 }
 
 export function parseBuildOptions(q: BuildQuery, registryConfig: string | undefined): BuildOptions {
-  const bool = (name: string) => ['1', 'true', 'True', 'TRUE'].includes(q.get(name) ?? '');
+  const bool = (name: string) => formBool(q.get(name));
   const int = (name: string) => {
     const v = q.get(name);
     if (v === null || v === '') return 0;

@@ -113,5 +113,3 @@ export function stepContainers(deps: StepContainersDeps) {
     remove: (id: string) => service.remove(id, { force: true, removeVolumes: true }),
   };
 }
-
-export type StepContainers = ReturnType<typeof stepContainers>;

@@ -47,12 +47,15 @@ export function createImages(deps: ImagesDeps) {
 
   const api = {
     /** Without `all`, untagged images with children (a build's intermediate images) are left out, as dockerd's. */
-    list: (filters: FilterArgs, all: boolean) =>
-      selectImages(
-        store.list().filter((i) => all || i.refs.length > 0 || store.children(i.id).length === 0),
+    list(filters: FilterArgs, all: boolean) {
+      const images = store.list();
+      const parents = new Set(images.map((i) => i.parent));
+      return selectImages(
+        images.filter((i) => all || i.refs.length > 0 || !parents.has(i.id)),
         filters,
         (ref) => store.get(ref),
-      ),
+      );
+    },
     get: (refOrId: string) => store.get(refOrId),
     history: (refOrId: string) => store.history(refOrId),
     tag: (refOrId: string, repo: string, tag: string) => store.tag(refOrId, repo, tag),

@@ -2,6 +2,7 @@
 // macvlan, ipvlan CreateNetwork), and what berth's plumbing will need of it: the bridge's name, or
 // the macvlan/ipvlan parent link. Only records: nothing on the host is made or changed here.
 import { EngineError } from '../errors.js';
+import { parseGoBool } from '../lib/go-bool.js';
 import { IpNet, parseIp } from './ip-net.js';
 import type { NetworkDriver, NetworkRecord } from './network-record.js';
 
@@ -56,7 +57,7 @@ function checkBridge(input: DriverInput, others: readonly NetworkRecord[]): stri
     if (label === 'com.docker.network.driver.mtu' && !/^[+-]?\d+$/.test(value)) {
       throw parseError(label, value, `strconv.Atoi: parsing ${JSON.stringify(value)}: invalid syntax`);
     }
-    if (bridgeBooleans.includes(label) && !isGoBool(value)) {
+    if (bridgeBooleans.includes(label) && parseGoBool(value) === undefined) {
       throw parseError(label, value, `strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
     }
     if (bridgeAddresses.includes(label) && parseIp(value) === undefined) throw parseError(label, value, 'nil ip');
@@ -142,11 +143,6 @@ function checkVlanParent(parent: string, links: () => string[]): void {
 
 function dummyName(driver: NetworkDriver, id: string): string {
   return `${driver === 'macvlan' ? 'dm-' : 'di-'}${id.slice(0, 12)}`;
-}
-
-/** What Go's strconv.ParseBool takes. */
-function isGoBool(value: string): boolean {
-  return ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value);
 }
 
 function parseError(label: string, value: string, why: string): EngineError {

@@ -8,6 +8,8 @@ import type { BuildImages } from '../build-ports.js';
 
 export class ImageCache {
   private busted = false;
+  /** the cache-from images and their parents, looked up at the first probe */
+  private allowed: Set<string> | undefined;
 
   constructor(
     private readonly images: BuildImages,
@@ -28,7 +30,8 @@ export class ImageCache {
   }
 
   private find(parentId: string, config: ContainerConfig): string | undefined {
-    const allowed = this.opts.cacheFrom.length > 0 ? this.cacheFromChains() : undefined;
+    if (this.opts.cacheFrom.length > 0) this.allowed ??= this.cacheFromChains();
+    const { allowed } = this;
     let best: { id: string; created: number } | undefined;
     for (const id of this.images.children(parentId)) {
       if (allowed !== undefined && !allowed.has(id)) continue;

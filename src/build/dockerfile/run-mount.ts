@@ -1,5 +1,6 @@
 // RUN --mount's value as buildkit v0.8 reads it (instructions/commands_runmount.go). The classic
 // builder refuses RUN --mount when it runs the step, but a malformed value fails the parse first.
+import { parseGoBool } from '../../lib/go-bool.js';
 import { DockerfileError } from './dockerfile-error.js';
 import { readCsvRecord } from './go-csv-record.js';
 import { goQuote } from './go-quote.js';
@@ -20,8 +21,6 @@ export interface RunMount {
 
 const MOUNT_TYPES = new Set(['bind', 'cache', 'tmpfs', 'secret', 'ssh']);
 const SHARING = new Set(['shared', 'private', 'locked']);
-const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
-const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
 export function parseRunMount(value: string): RunMount {
   let fields: string[];
@@ -118,9 +117,9 @@ export function parseRunMount(value: string): RunMount {
 
 // strconv.ParseBool
 function parseBool(key: string, v: string): boolean {
-  if (TRUE.has(v)) return true;
-  if (FALSE.has(v)) return false;
-  throw new DockerfileError(`invalid value for ${key}: ${v}`);
+  const parsed = parseGoBool(v);
+  if (parsed === undefined) throw new DockerfileError(`invalid value for ${key}: ${v}`);
+  return parsed;
 }
 
 // strconv.ParseUint(v, base, 32)

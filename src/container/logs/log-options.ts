@@ -5,6 +5,7 @@
 // becomes <log>.1 (older ones shift up to max-file - 1, compressed with compress), and a new one
 // starts. json-file keeps one unlimited file by default; local 5 files of 20 MB, compressed.
 import { EngineError } from '../../errors.js';
+import { parseGoBool } from '../../lib/go-bool.js';
 
 const COMMON_OPTIONS = ['mode', 'max-buffer-size'];
 
@@ -54,10 +55,4 @@ function parseHumanSize(text: string): number | undefined {
   if (m === null) return undefined;
   const exponent = m[2] === undefined ? 0 : 'kmgtp'.indexOf(m[2].toLowerCase()) + 1;
   return Math.floor(Number(m[1]) * 1000 ** exponent);
-}
-
-function parseGoBool(text: string): boolean | undefined {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
-  return undefined;
 }

@@ -10,6 +10,7 @@
 import { release } from 'node:os';
 import { invalidParameter } from '../../errors.js';
 import { goArch } from '../../lib/go-arch.js';
+import { parseGoBool } from '../../lib/go-bool.js';
 import defaultProfile from './seccomp-default.json' with { type: 'json' };
 
 /** A profile as Docker's JSON spells it (types.Seccomp). */
@@ -192,11 +193,4 @@ export function containerSeccomp(input: { privileged?: boolean; seccompProfile?:
     }
   }
   return ociSeccomp(profile, input.capabilities, input.host);
-}
-
-/** Go's strconv.ParseBool. */
-function parseGoBool(s: string): boolean | undefined {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
-  return undefined;
 }
