@@ -126,6 +126,9 @@ export class LogRotator {
   /** Splits the log (nobody writes it any more) into files of at most max-size, the newest kept. */
   private async settle(): Promise<void> {
     const { maxSizeBytes, maxFiles, compress } = this.rotation;
+    // a reopen that conmon took as it exited but never carried out left no current file: the
+    // newest rotated one is the run's last
+    if ((await stat(this.logPath).catch(() => undefined)) === undefined) await renameIfExists(`${this.logPath}.1`, this.logPath);
     const size = (await stat(this.logPath).catch(() => undefined))?.size ?? 0;
     if (size <= maxSizeBytes) return;
     const data = await readFile(this.logPath);
