@@ -3,17 +3,19 @@
 // bundle with conmon's ctl fifo, runc's state, the attach sockets) is under the exec root, a tmpfs.
 //
 //   <data-root>/containers/<id>/container.json   the record
-//   <data-root>/containers/<id>/container.log    conmon's k8s-file log (LogPath)
+//   <data-root>/containers/<id>/<id>-json.log    the json-file driver's log (LogPath; logs/log-drivers.ts for the others)
 //   <data-root>/containers/<id>/{hostname,hosts,resolv.conf}
 //   <data-root>/containers/<id>/conmon/           conmon's --persist-dir: exit, oom
 //   <data-root>/containers/<id>/mounts/shm/       the tmpfs of a shareable IPC namespace (dockerd's ShmPath)
-//   <exec-root>/containers/<id>/                   the OCI bundle: config.json, ctl, winsz, pid files
+//   <exec-root>/containers/<id>/                   the OCI bundle: config.json, ctl, winsz, pid files, the log fifo
 //   <exec-root>/exits/<id>                         conmon's exit files, one directory for all
 //   <exec-root>/runc/                              runc's --root
 //   <exec-root>/s/<id>/attach                      attach sockets (short paths for sun_path)
 //   <exec-root>/execs/<exec id>/                   a terminal exec's conmon files, log and exit
 import path from 'node:path';
 import { attachSocketPath } from '../runtime/conmon.js';
+import type { ContainerRecord } from './container-record.js';
+import { driverLog, type DriverLog } from './logs/log-drivers.js';
 
 export class ContainerPaths {
   readonly containersRoot: string;
@@ -42,8 +44,9 @@ export class ContainerPaths {
     return path.join(this.dir(id), 'container.json');
   }
 
-  log(id: string): string {
-    return path.join(this.dir(id), 'container.log');
+  /** The container's log as its driver keeps it. */
+  log(record: Pick<ContainerRecord, 'id' | 'hostConfig'>): DriverLog {
+    return driverLog(this.dir(record.id), record);
   }
 
   persistDir(id: string): string {

@@ -13,7 +13,8 @@ import { readExitFile, removeExitFiles, type ExitRecord } from '../runtime/exit-
 import type { OciSpec } from '../runtime/oci-spec.js';
 import type { Runc } from '../runtime/runc.js';
 import { translateRuntimeError } from '../runtime/runtime-errors.js';
-import { logRotationOf } from './logs/log-options.js';
+import { logWriting } from './logs/log-drivers.js';
+import { makeLogPipe, releaseLogPipe } from '../runtime/log-pipe.js';
 import type { ContainerPaths } from './container-paths.js';
 import { buildContainerSpec } from './spec/build-spec.js';
 import { HOSTS_FILE, withoutLinkHosts } from './spec/etc-files.js';
@@ -100,8 +101,9 @@ export class ContainerRunner {
         (error: unknown) => ({ error }),
       );
       // bad log options fail the start, as dockerd's logger does
-      const lc = record.hostConfig.LogConfig;
-      if (lc?.Type !== undefined && lc.Type !== 'none') logRotationOf(lc.Type, lc.Config ?? {});
+      logWriting(record);
+      // conmon writes the output into the pipe berthd's log drain reads (log-pipe.ts)
+      const logFifo = await makeLogPipe(bundle);
       const started = await startUnderConmon({
         containerId: id,
         name: record.name.slice(1),
@@ -111,7 +113,7 @@ export class ContainerRunner {
         runtimeLogPath: paths.runtimeLog(id),
         containerPidFile: paths.containerPidFile(id),
         conmonPidFile: paths.conmonPidFile(id),
-        logPath: paths.log(id),
+        logPath: logFifo,
         exitDir: paths.exitDir,
         persistDir: paths.persistDir(id),
         socketDir: paths.socketDir,
@@ -203,6 +205,7 @@ export class ContainerRunner {
     } catch (err) {
       if ((err as { kind?: string }).kind !== 'notFound') this.opts.log.debug({ err, id }, 'runc delete');
     }
+    await releaseLogPipe(this.opts.paths.bundle(id));
     rmSync(this.opts.paths.bundle(id), { recursive: true, force: true });
     // the networking, the volumes and the mounts are undone side by side, as they were made
     const shm = this.opts.paths.shmDir(id);

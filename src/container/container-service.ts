@@ -65,12 +65,15 @@ export interface HealthProbes {
   healthProbe(containerId: string): HealthProbe;
 }
 
-/** What rotates a running container's log (log-rotator.ts); undefined when its driver keeps it whole. */
-export type LogRotationWatch = (record: ContainerRecord) => { stop(): void; finish(): Promise<void> } | undefined;
+/**
+ * What writes a run's output to its log (logs/log-drain.ts): finish() once the run has ended, stop()
+ * when berthd stops. Undefined when the run has no log pipe left (the exec root was lost).
+ */
+export type LogDrains = (record: ContainerRecord) => { stop(): void; finish(): Promise<void> } | undefined;
 
 export interface ContainerServiceOptions {
   store: ContainerStore;
-  rotateLogs: LogRotationWatch;
+  drainLogs: LogDrains;
   runner: ContainerRunner;
   rootfs: RootfsStore;
   volumes: ContainerVolumes;
@@ -88,8 +91,8 @@ interface Run {
   finished: Promise<void>;
   stopWatching: AbortController;
   health?: HealthWatch;
-  /** the log's rotation, for drivers that rotate */
-  logRotation?: { stop(): void; finish(): Promise<void> };
+  /** what writes its output to the log */
+  logs?: { stop(): void; finish(): Promise<void> };
 }
 
 interface Waiter {
@@ -407,6 +410,8 @@ export class ContainerService {
         this.watch(record, s.conmonPid, Date.parse(s.startedAt));
         return;
       }
+      // what the run wrote while berthd was away is still in its pipe
+      await this.opts.drainLogs(record)?.finish();
       if (s.status === 'restarting') {
         this.setStatus(record, 'exited');
       } else {
@@ -425,7 +430,7 @@ export class ContainerService {
     for (const { timer } of this.restartTimers.values()) clearTimeout(timer);
     for (const run of this.runs.values()) {
       run.health?.stop();
-      run.logRotation?.stop();
+      run.logs?.stop();
       run.stopWatching.abort();
     }
   }
@@ -471,7 +476,7 @@ export class ContainerService {
     let finish!: () => void;
     const run: Run = { conmonPid, startedAtMs, finished: new Promise((r) => (finish = r)), stopWatching };
     this.runs.set(record.id, run);
-    run.logRotation = this.opts.rotateLogs(record);
+    run.logs = this.opts.drainLogs(record);
     run.health = watchHealth({
       record,
       probe: this.opts.health.healthProbe(record.id),
@@ -485,13 +490,13 @@ export class ContainerService {
     this.opts.runner.watchExit(record.id, conmonPid, stopWatching.signal).then(
       async (exit) => {
         run.health?.stop();
-        // the log settles before the exit is told, so a `docker logs` after `docker wait` reads it whole
-        await run.logRotation?.finish();
+        // the output is all in the log before the exit is told, so a `docker logs` after `docker wait` reads it whole
+        await run.logs?.finish();
         await this.recordExit(record, exit, startedAtMs, finish);
       },
       (err: unknown) => {
         run.health?.stop();
-        run.logRotation?.stop();
+        run.logs?.stop();
         if (!stopWatching.signal.aborted) this.opts.log.error({ err, id: record.id }, 'watching a container failed');
         finish();
       },

@@ -44,7 +44,7 @@ export function containerView(deps: ContainerViewDeps, record: ContainerRecord, 
   const view: ContainerView = {
     record,
     running: isActive(record.state.status),
-    logPath: paths.log(record.id),
+    logPath: paths.log(record).logPath,
     hostnamePath: path.join(dir, HOSTNAME_FILE),
     hostsPath: path.join(dir, HOSTS_FILE),
     resolvConfPath: path.join(dir, RESOLV_CONF_FILE),

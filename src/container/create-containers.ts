@@ -5,10 +5,10 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
-import { reopenLog } from '../runtime/conmon.js';
 import { Runc } from '../runtime/runc.js';
-import { logRotationOf } from './logs/log-options.js';
-import { LogRotator } from './logs/log-rotator.js';
+import { logWriting } from './logs/log-drivers.js';
+import { LogDrain } from './logs/log-drain.js';
+import { openLogPipe } from '../runtime/log-pipe.js';
 import { resolveCommand } from '../runtime/tool-path.js';
 import { ContainerArchive } from './archive/container-archive.js';
 import { daemonCreateLimits } from './config/create-limits.js';
@@ -63,15 +63,21 @@ export async function createContainers(deps: ContainersDeps) {
   const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks, volumes, links });
   const processes = new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir });
   const execs = new ExecService({ store, runs, events, runner, rootfs, processes, log });
-  const rotateLogs = (record: ContainerRecord) => {
-    const lc = record.hostConfig.LogConfig;
+  const drainLogs = (record: ContainerRecord) => {
+    const bundleDir = paths.bundle(record.id);
+    let pipe;
+    try {
+      pipe = openLogPipe(bundleDir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
     // the options were checked when the run started
-    const rotation = lc?.Type === undefined || lc.Type === 'none' ? undefined : logRotationOf(lc.Type, lc.Config ?? {});
-    return rotation === undefined ? undefined : new LogRotator(paths.log(record.id), rotation, () => reopenLog(paths.bundle(record.id)), log);
+    return new LogDrain({ pipe, bundleDir, file: paths.log(record).file, ...logWriting(record), log });
   };
   const { metrics } = deps;
   const health = { healthProbe: (id: string) => countedProbe(execs.healthProbe(id), metrics) };
-  const service = new ContainerService({ store, runner, rootfs, volumes, events, runs, health, log, rotateLogs });
+  const service = new ContainerService({ store, runner, rootfs, volumes, events, runs, health, log, drainLogs });
   // the mounts of runs that were live come back first, so that the ends recovery finds unmount them
   await volumes.restoreMounts(store.all().filter((r) => hasProcess(r.state.status)).map((r) => ({ containerId: r.id, mounts: volumeMountsOf(r) })));
   await service.recover(deps.records.incomplete);

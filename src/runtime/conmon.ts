@@ -57,10 +57,8 @@ export interface ConmonOptions {
   containerPidFile: string;
   /** Where conmon writes its own pid (--conmon-pidfile). */
   conmonPidFile: string;
-  /** The container's log, in conmon's k8s-file format: `<RFC3339Nano> <stdout|stderr> <F|P> <text>` lines. */
+  /** Where conmon writes the output in its k8s-file format, `<RFC3339Nano> <stdout|stderr> <F|P> <text>` lines: a file, or a fifo. */
   logPath: string;
-  /** conmon truncates the log when it would grow past this (--log-size-max). */
-  logSizeMaxBytes?: number;
   /** The directory shared by all containers where conmon writes `<containerId>` at exit. */
   exitDir: string;
   /** This container's own directory for its `exit` (and `oom`) files. */
@@ -136,7 +134,6 @@ export function conmonArgs(opts: ConmonOptions): string[] {
     '-l', `k8s-file:${opts.logPath}`,
     '--log-level', opts.logLevel ?? 'warn',
   ];
-  if (opts.logSizeMaxBytes !== undefined) args.push('--log-size-max', String(opts.logSizeMaxBytes));
   if (opts.terminal) args.push('-t');
   else if (opts.stdin) args.push('-i');
   if (opts.leaveStdinOpen) args.push('--leave-stdin-open');
@@ -345,11 +342,6 @@ export async function resizeTerminal(bundleDir: string, size: TerminalSize): Pro
     if (!Number.isInteger(v) || v < 0 || v > 0xffff) throw new RangeError(`terminal ${name} ${v} is not between 0 and 65535`);
   }
   await writeCtl(bundleDir, `1 ${size.height} ${size.width}\n`);
-}
-
-/** Tells conmon to open a new log file at its log path (a rotation renamed the old one). */
-export async function reopenLog(bundleDir: string): Promise<void> {
-  await writeCtl(bundleDir, '2 0 0\n');
 }
 
 async function writeCtl(bundleDir: string, line: string): Promise<void> {

@@ -12,11 +12,13 @@ import type { Readable } from 'node:stream';
 import type { FrameSink } from '../../lib/stream-session.js';
 import { openStdinRelay, StdinRelayError, type StdinRelay } from '../../runtime/stdin-relay.js';
 import { logEndOffset, readContainerLog } from '../logs/container-log.js';
+import type { LogCodec } from '../logs/log-codecs.js';
 import { DetachScanner, DEFAULT_DETACH_KEYS } from './detach-keys.js';
 
 
 export interface AttachContainer {
-  logPath: string;
+  /** the log attach follows, and its format */
+  log: { file: string; codec: LogCodec };
   tty: boolean;
   attachSocketPath: string;
   /** Resolves (or rejects) once the current run, or the next one for a container not yet started, has ended. */
@@ -74,7 +76,7 @@ export async function runAttach({ container, opts, out, input, signal }: AttachI
     stop.signal.addEventListener('abort', () => resolveOutcome('client-gone'), { once: true });
     // without logs, output starts at the log's end as it is now, before stdin can reach the
     // process: an echo of what the client sends at once is never taken for old output
-    const fromOffset = wantOutput && !opts.logs ? await logEndOffset(container.logPath) : undefined;
+    const fromOffset = wantOutput && !opts.logs ? await logEndOffset(container.log.file) : undefined;
     watch(wantOutput ? sendLog(container, opts, out, stop.signal, { fromOffset }) : container.ended.then(() => 'ended', () => 'ended'));
     if (opts.stdin && container.stdinOpen && input !== undefined) {
       const opened = (r: StdinRelay): void => {
@@ -125,7 +127,7 @@ async function endedSoon(container: AttachContainer): Promise<boolean> {
  * (from the start with logs=1); a write the client can no longer take ends it as client-gone.
  */
 async function sendLog(container: AttachContainer, opts: AttachOptions, out: FrameSink, signal: AbortSignal, follow?: { fromOffset?: number }): Promise<AttachOutcome> {
-  const entries = readContainerLog(container.logPath, {
+  const entries = readContainerLog(container.log.file, container.log.codec, {
     stdout: opts.stdout,
     stderr: opts.stderr,
     follow: follow !== undefined,

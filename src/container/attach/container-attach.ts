@@ -40,7 +40,7 @@ export function attachContainer(deps: AttachDeps, ref: string, req: AttachReques
   const tty = record.config.Tty === true;
   // taken now: a start that comes between the check and the session is the one attached to
   const container = {
-    logPath: deps.paths.log(id),
+    log: deps.paths.log(record),
     tty,
     attachSocketPath: deps.paths.attachSocket(id),
     ended: deps.service.currentOrNextRunEnded(id),

@@ -26,6 +26,7 @@ import { heldCapabilities } from '../spec/capabilities.js';
 import { resolveUser } from '../spec/user.js';
 import type { ExecConfig, ExecInstance } from './exec-instance.js';
 import type { ExecProcesses } from './exec-processes.js';
+import { conmonLogCodec } from '../logs/log-drivers.js';
 
 /** What dockerd records for an exec that could not start its process. */
 const FAILED_START_EXIT_CODE = 126;
@@ -246,7 +247,7 @@ export class ExecService {
     try {
       if (session !== undefined) {
         const outcome = await runAttach({
-          container: { logPath: term.logPath, tty: true, attachSocketPath: term.attachSocketPath, ended: exited, stdinOpen: config.attachStdin, stdinOnce: true },
+          container: { log: { file: term.logPath, codec: conmonLogCodec }, tty: true, attachSocketPath: term.attachSocketPath, ended: exited, stdinOpen: config.attachStdin, stdinOnce: true },
           opts: { stdin: config.attachStdin, stdout: config.attachStdout, stderr: config.attachStderr, stream: true, logs: true, detachKeys: config.detachKeys },
           out: session.out,
           input: session.input,

@@ -3,7 +3,8 @@ import { appendFileSync, mkdtempSync, openSync, closeSync, ftruncateSync, rename
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { formatLogTime, logEndOffset, parseLogLine, parseLogTime, readContainerLog, type LogEntry, type LogReadOptions } from './container-log.js';
+import { logEndOffset, readContainerLog, type LogReadOptions } from './container-log.js';
+import { formatLogTime, k8sFileCodec, parseK8sLine, parseLogTime, type LogEntry } from './log-codecs.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'berth-log-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,31 +26,32 @@ async function collect(it: AsyncIterable<LogEntry>): Promise<string[]> {
   return out;
 }
 
-describe('parseLogLine', () => {
+describe('parseK8sLine', () => {
   it('reads whole and partial records, adding the newline only to whole ones', () => {
-    const full = parseLogLine(Buffer.from('2023-11-14T22:13:20.000000001+00:00 stdout F hello'));
+    const full = parseK8sLine(Buffer.from('2023-11-14T22:13:20.000000001+00:00 stdout F hello'));
     assert.deepEqual(full && { ...full, data: full.data.toString() }, {
       stream: 'stdout',
       timeNs: BASE_NS + 1n,
       time: '2023-11-14T22:13:20.000000001Z',
       data: 'hello\n',
+      full: true,
     });
-    const partial = parseLogLine(Buffer.from('2023-11-14T22:13:20Z stderr P par'));
+    const partial = parseK8sLine(Buffer.from('2023-11-14T22:13:20Z stderr P par'));
     assert.equal(partial?.stream, 'stderr');
     assert.equal(partial?.data.toString(), 'par');
-    assert.equal(parseLogLine(Buffer.from('2023-11-14T22:13:20Z stdout F '))?.data.toString(), '\n');
-    assert.equal(parseLogLine(Buffer.from('2023-11-14T22:13:20Z stdout F'))?.data.toString(), '\n');
+    assert.equal(parseK8sLine(Buffer.from('2023-11-14T22:13:20Z stdout F '))?.data.toString(), '\n');
+    assert.equal(parseK8sLine(Buffer.from('2023-11-14T22:13:20Z stdout F'))?.data.toString(), '\n');
   });
 
   it('keeps any bytes, including invalid UTF-8 and carriage returns', () => {
     const bytes = Buffer.from([0xff, 0x00, 0xc3, 0x28, 0x0d, 0x20, 0x41]);
-    const e = parseLogLine(Buffer.concat([Buffer.from('2023-11-14T22:13:20Z stdout F '), bytes]));
+    const e = parseK8sLine(Buffer.concat([Buffer.from('2023-11-14T22:13:20Z stdout F '), bytes]));
     assert.deepEqual(e?.data, Buffer.concat([bytes, Buffer.from('\n')]));
   });
 
   it('refuses lines that are not records', () => {
     for (const line of ['', 'garbage', '2023-11-14T22:13:20Z stdin F x', '2023-11-14T22:13:20Z stdout X x', 'yesterday stdout F x', '2023-11-14T22:13:20Z stdout Fx']) {
-      assert.equal(parseLogLine(Buffer.from(line)), undefined, line);
+      assert.equal(parseK8sLine(Buffer.from(line)), undefined, line);
     }
   });
 
@@ -73,34 +75,34 @@ describe('readContainerLog', () => {
   ]));
 
   it('reads every record of both streams, partial chunks as entries of their own', async () => {
-    assert.deepEqual(await collect(readContainerLog(file, all)), ['stdout:a1\n', 'stderr:b1\n', 'stdout:part', 'stdout:ial\n', 'stderr:b2\n', 'stdout:a2\n']);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, all)), ['stdout:a1\n', 'stderr:b1\n', 'stdout:part', 'stdout:ial\n', 'stderr:b2\n', 'stdout:a2\n']);
   });
 
   it('chooses streams', async () => {
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, stderr: false })), ['stdout:a1\n', 'stdout:part', 'stdout:ial\n', 'stdout:a2\n']);
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, stdout: false })), ['stderr:b1\n', 'stderr:b2\n']);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, stderr: false })), ['stdout:a1\n', 'stdout:part', 'stdout:ial\n', 'stdout:a2\n']);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, stdout: false })), ['stderr:b1\n', 'stderr:b2\n']);
   });
 
   it('counts tail over both streams before choosing one, as dockerd', async () => {
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, tail: 2 })), ['stderr:b2\n', 'stdout:a2\n']);
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, stderr: false, tail: 2 })), ['stdout:a2\n']);
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, tail: 3 })), ['stdout:ial\n', 'stderr:b2\n', 'stdout:a2\n']);
-    assert.equal((await collect(readContainerLog(file, { ...all, tail: 6 }))).length, 6);
-    assert.equal((await collect(readContainerLog(file, { ...all, tail: 100 }))).length, 6);
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, tail: 0 })), []);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, tail: 2 })), ['stderr:b2\n', 'stdout:a2\n']);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, stderr: false, tail: 2 })), ['stdout:a2\n']);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, tail: 3 })), ['stdout:ial\n', 'stderr:b2\n', 'stdout:a2\n']);
+    assert.equal((await collect(readContainerLog(file, k8sFileCodec, { ...all, tail: 6 }))).length, 6);
+    assert.equal((await collect(readContainerLog(file, k8sFileCodec, { ...all, tail: 100 }))).length, 6);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, tail: 0 })), []);
   });
 
   it('keeps records from since on and stops after until, both inclusive', async () => {
     const at = (s: number) => BASE_NS + BigInt(s) * 1_000_000_000n;
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, sinceNs: at(5) })), ['stderr:b2\n', 'stdout:a2\n']);
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, untilNs: at(2) })), ['stdout:a1\n', 'stderr:b1\n']);
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, sinceNs: at(2), untilNs: at(3) })), ['stderr:b1\n', 'stdout:part']);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, sinceNs: at(5) })), ['stderr:b2\n', 'stdout:a2\n']);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, untilNs: at(2) })), ['stdout:a1\n', 'stderr:b1\n']);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, sinceNs: at(2), untilNs: at(3) })), ['stderr:b1\n', 'stdout:part']);
     // tail first, then since: the last two records, of which one is late enough
-    assert.deepEqual(await collect(readContainerLog(file, { ...all, tail: 2, sinceNs: at(6) })), ['stdout:a2\n']);
+    assert.deepEqual(await collect(readContainerLog(file, k8sFileCodec, { ...all, tail: 2, sinceNs: at(6) })), ['stdout:a2\n']);
   });
 
   it('reads a missing log as empty', async () => {
-    assert.deepEqual(await collect(readContainerLog(path.join(dir, 'none.log'), all)), []);
+    assert.deepEqual(await collect(readContainerLog(path.join(dir, 'none.log'), k8sFileCodec, all)), []);
   });
 
   it('keeps records longer than its read block whole, and binary', async () => {
@@ -110,11 +112,11 @@ describe('readContainerLog', () => {
     text[150_000] = 0xff;
     writeFileSync(big, Buffer.concat([rec(1, 'stdout', 'F', text), rec(2, 'stderr', 'F', 'end')]));
     const entries: LogEntry[] = [];
-    for await (const e of readContainerLog(big, all)) entries.push(e);
+    for await (const e of readContainerLog(big, k8sFileCodec, all)) entries.push(e);
     assert.equal(entries.length, 2);
     assert.deepEqual(entries[0].data, Buffer.concat([text, Buffer.from('\n')]));
     const tailed: LogEntry[] = [];
-    for await (const e of readContainerLog(big, { ...all, tail: 1 })) tailed.push(e);
+    for await (const e of readContainerLog(big, k8sFileCodec, { ...all, tail: 1 })) tailed.push(e);
     assert.deepEqual(tailed.map((e) => e.data.toString()), ['end\n']);
   });
 
@@ -128,7 +130,7 @@ describe('readContainerLog', () => {
     for (let i = 0; i < 50_000; i++) lines.push(rec(i, i % 2 ? 'stderr' : 'stdout', 'F', `line ${i}`));
     appendFileSync(huge, Buffer.concat(lines));
     const t0 = performance.now();
-    const got = await collect(readContainerLog(huge, { ...all, tail: 3 }));
+    const got = await collect(readContainerLog(huge, k8sFileCodec, { ...all, tail: 3 }));
     const ms = performance.now() - t0;
     assert.deepEqual(got, ['stderr:line 49997\n', 'stdout:line 49998\n', 'stderr:line 49999\n']);
     assert.ok(ms < 2000, `tail took ${ms} ms`);
@@ -149,7 +151,7 @@ describe('readContainerLog following', () => {
     const { ended, end } = ender();
     const got: string[] = [];
     const reading = (async () => {
-      for await (const e of readContainerLog(file, { ...all, follow: true, ended })) got.push(e.data.toString());
+      for await (const e of readContainerLog(file, k8sFileCodec, { ...all, follow: true, ended })) got.push(e.data.toString());
     })();
     await waitFor(() => got.length === 1);
     const second = rec(2, 'stderr', 'F', 'second');
@@ -169,7 +171,7 @@ describe('readContainerLog following', () => {
     const { ended, end } = ender();
     const got: string[] = [];
     const reading = (async () => {
-      for await (const e of readContainerLog(file, { ...all, follow: true, fromOffset: await logEndOffset(file), ended })) got.push(e.data.toString());
+      for await (const e of readContainerLog(file, k8sFileCodec, { ...all, follow: true, fromOffset: await logEndOffset(file), ended })) got.push(e.data.toString());
     })();
     await new Promise((r) => setTimeout(r, 100));
     writeFileSync(file, rec(1, 'stdout', 'F', 'born'));
@@ -182,7 +184,7 @@ describe('readContainerLog following', () => {
     const later = ender();
     const fromEnd: string[] = [];
     const again = (async () => {
-      for await (const e of readContainerLog(file, { ...all, follow: true, fromOffset: await logEndOffset(file), ended: later.ended })) fromEnd.push(e.data.toString());
+      for await (const e of readContainerLog(file, k8sFileCodec, { ...all, follow: true, fromOffset: await logEndOffset(file), ended: later.ended })) fromEnd.push(e.data.toString());
     })();
     await new Promise((r) => setTimeout(r, 100));
     appendFileSync(file, rec(2, 'stdout', 'F', 'new'));
@@ -197,7 +199,7 @@ describe('readContainerLog following', () => {
     const { ended, end } = ender();
     const got: string[] = [];
     const reading = (async () => {
-      for await (const e of readContainerLog(file, { ...all, follow: true, ended })) got.push(e.data.toString());
+      for await (const e of readContainerLog(file, k8sFileCodec, { ...all, follow: true, ended })) got.push(e.data.toString());
     })();
     await waitFor(() => got.length === 1);
     const fresh = `${file}.tmp`;
@@ -216,14 +218,14 @@ describe('readContainerLog following', () => {
     const ac = new AbortController();
     const got: string[] = [];
     const reading = (async () => {
-      for await (const e of readContainerLog(file, { ...all, follow: true, signal: ac.signal })) got.push(e.data.toString());
+      for await (const e of readContainerLog(file, k8sFileCodec, { ...all, follow: true, signal: ac.signal })) got.push(e.data.toString());
     })();
     await waitFor(() => got.length === 1);
     ac.abort();
     await reading;
     // a consumer that leaves after the first entry ends the follow (the test would hang otherwise)
     let seen = '';
-    for await (const e of readContainerLog(file, { ...all, follow: true })) {
+    for await (const e of readContainerLog(file, k8sFileCodec, { ...all, follow: true })) {
       seen = e.data.toString();
       break;
     }
@@ -234,7 +236,7 @@ describe('readContainerLog following', () => {
     const file = newPath();
     writeFileSync(file, rec(1, 'stdout', 'F', 'x'));
     const untilNs = BigInt(Date.now() + 300) * 1_000_000n;
-    const got = await collect(readContainerLog(file, { ...all, follow: true, untilNs }));
+    const got = await collect(readContainerLog(file, k8sFileCodec, { ...all, follow: true, untilNs }));
     assert.deepEqual(got, ['stdout:x\n']);
   });
 });

@@ -1,32 +1,23 @@
-// A container's log as conmon writes it (k8s-file): one record per line,
-//   <RFC3339Nano time> <stdout|stderr> <F|P> <text>\n
-// F is a whole line whose newline conmon took off; P is a chunk that had no newline yet. Each record
-// is one entry, as Docker's json-file keeps a partial message as an entry of its own: `docker logs`
-// prints them back to back, each with its own time under timestamps=1, and tail counts them all,
-// of both streams, before since, until and the stream choice filter (dockerd 20.10 does the same).
+// Reads a container's log, in its driver's format (log-codecs.ts), for `docker logs` and attach.
+// Each entry is one message: `docker logs` prints them back to back, each with its own time under
+// timestamps=1, and tail counts them all, of both streams, before since, until and the stream
+// choice filter (dockerd 20.10 does the same).
 //
-// With a rotating driver (log-rotator.ts), the records before the current file's are in <log>.1
-// (<log>.1.gz compressed) and older ones in .2, .3...: they are read first, oldest first, and tail
-// counts across them.
+// With a rotating driver, the entries before the current file's are in <log>.1 (<log>.1.gz
+// compressed) and older ones in .2, .3...: they are read first, oldest first, and tail counts
+// across them.
 //
-// Following watches the log's directory (which also sees the file appear, or be replaced when
-// conmon rotates it) with a poll as a fallback, and stops once the container has ended and the rest
-// of the file is read: conmon drains the container's output into the log before it writes the
-// exit file (see test/integration/container/container-log.test.ts).
+// Following watches the log's directory (which also sees the file appear, or be replaced when it
+// rotates) with a poll as a fallback, and stops once the container's run has ended and the rest of
+// the file is read: the run's end is told only after its output is all in the log.
 import { watch, type FSWatcher } from 'node:fs';
 import { open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
+import type { LogCodec, LogEntry } from './log-codecs.js';
 
-export interface LogEntry {
-  stream: 'stdout' | 'stderr';
-  timeNs: bigint;
-  /** The time as dockerd prints it under timestamps=1: UTC, nine fraction digits. */
-  time: string;
-  /** The bytes, with the newline for a whole line (F). */
-  data: Buffer;
-}
+export type { LogEntry } from './log-codecs.js';
 
 export interface LogReadOptions {
   stdout: boolean;
@@ -47,20 +38,17 @@ export interface LogReadOptions {
 
 const BLOCK_BYTES = 64 * 1024;
 const POLL_MS = 500;
-const NEWLINE = 0x0a;
-const NANOS_PER_SECOND = 1_000_000_000n;
-const TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/;
 
-export async function* readContainerLog(logPath: string, opts: LogReadOptions): AsyncGenerator<LogEntry> {
+export async function* readContainerLog(logPath: string, codec: LogCodec, opts: LogReadOptions): AsyncGenerator<LogEntry> {
   const waker = opts.follow ? new ChangeWaker(logPath, opts) : undefined;
   let fh: FileHandle | undefined;
   try {
     fh = await openIfExists(logPath);
-    const start = fh === undefined ? { offset: 0, records: 0 } : await startOffset(fh, opts);
+    const start = fh === undefined ? { offset: 0, entries: 0 } : await startOffset(fh, codec, opts);
     let pos = start.offset;
     // the rotated files, unless only new output is wanted or the current file holds the whole tail
-    if (opts.fromOffset === undefined && (opts.tail === undefined || start.records < opts.tail)) {
-      const stopped = yield* rotatedEntries(logPath, opts, opts.tail === undefined ? undefined : opts.tail - start.records);
+    if (opts.fromOffset === undefined && (opts.tail === undefined || start.entries < opts.tail)) {
+      const stopped = yield* rotatedEntries(logPath, codec, opts, opts.tail === undefined ? undefined : opts.tail - start.entries);
       if (stopped) return;
     }
     let rest = Buffer.alloc(0);
@@ -75,18 +63,14 @@ export async function* readContainerLog(logPath: string, opts: LogReadOptions): 
           if (bytesRead === 0) break;
           pos += bytesRead;
           const chunk = rest.length === 0 ? block.subarray(0, bytesRead) : Buffer.concat([rest, block.subarray(0, bytesRead)]);
-          let start = 0;
-          for (let nl = chunk.indexOf(NEWLINE, start); nl >= 0; nl = chunk.indexOf(NEWLINE, start)) {
-            const entry = parseLogLine(chunk.subarray(start, nl));
-            start = nl + 1;
-            if (entry === undefined) continue;
+          const decoded: LogEntry[] = [];
+          const used = codec.decode(chunk, (entry) => decoded.push(entry));
+          for (const entry of decoded) {
             if (opts.untilNs !== undefined && entry.timeNs > opts.untilNs) return;
-            if (opts.sinceNs !== undefined && entry.timeNs < opts.sinceNs) continue;
-            if (entry.stream === 'stdout' ? !opts.stdout : !opts.stderr) continue;
-            yield entry;
+            if (wanted(entry, opts)) yield entry;
           }
-          // a record conmon has not finished writing waits for the rest of it
-          rest = Buffer.from(chunk.subarray(start));
+          // an entry not yet written whole waits for the rest of it
+          rest = Buffer.from(chunk.subarray(used));
         }
       }
       if (lastPass || waker === undefined) return;
@@ -116,107 +100,39 @@ export async function* readContainerLog(logPath: string, opts: LogReadOptions): 
   }
 }
 
-/** One record without its newline; undefined for a line that is not one (never written by conmon). */
-export function parseLogLine(line: Buffer): LogEntry | undefined {
-  const s1 = line.indexOf(0x20);
-  if (s1 < 0) return undefined;
-  const s2 = line.indexOf(0x20, s1 + 1);
-  if (s2 < 0) return undefined;
-  const streamName = line.toString('latin1', s1 + 1, s2);
-  if (streamName !== 'stdout' && streamName !== 'stderr') return undefined;
-  const tag = line[s2 + 1];
-  const full = tag === 0x46; // F
-  if (!full && tag !== 0x50) return undefined; // P
-  if (s2 + 2 < line.length && line[s2 + 2] !== 0x20) return undefined;
-  const timeNs = parseLogTime(line.toString('latin1', 0, s1));
-  if (timeNs === undefined) return undefined;
-  const text = line.subarray(Math.min(s2 + 3, line.length));
-  const data = Buffer.allocUnsafe(text.length + (full ? 1 : 0));
-  text.copy(data);
-  if (full) data[text.length] = NEWLINE;
-  return { stream: streamName, timeNs, time: formatLogTime(timeNs), data };
-}
-
-/** Nanoseconds since the epoch of an RFC 3339 time with an optional fraction and a zone. */
-export function parseLogTime(text: string): bigint | undefined {
-  const m = TIME.exec(text);
-  if (!m) return undefined;
-  const [, y, mo, d, h, mi, s, frac, zone] = m;
-  let seconds = BigInt(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) / 1000);
-  if (zone !== 'Z') {
-    const offsetMin = Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6));
-    seconds -= BigInt((zone[0] === '+' ? 1 : -1) * offsetMin * 60);
-  }
-  return seconds * NANOS_PER_SECOND + BigInt((frac ?? '').padEnd(9, '0'));
-}
-
-/** UTC with all nine fraction digits: dockerd's jsonmessage.RFC3339NanoFixed. */
-export function formatLogTime(ns: bigint): string {
-  let seconds = ns / NANOS_PER_SECOND;
-  let frac = ns % NANOS_PER_SECOND;
-  if (frac < 0n) {
-    frac += NANOS_PER_SECOND;
-    seconds -= 1n;
-  }
-  const iso = new Date(Number(seconds) * 1000).toISOString();
-  return `${iso.slice(0, 19)}.${frac.toString().padStart(9, '0')}Z`;
-}
-
-/** Where reading the current file starts, and how many records of the tail it holds from there. */
-async function startOffset(fh: FileHandle, opts: LogReadOptions): Promise<{ offset: number; records: number }> {
+/** Where reading the current file starts, and how many entries of the tail it holds from there. */
+async function startOffset(fh: FileHandle, codec: LogCodec, opts: LogReadOptions): Promise<{ offset: number; entries: number }> {
   const { size } = await fh.stat();
-  if (opts.fromOffset !== undefined) return { offset: Math.min(opts.fromOffset, size), records: 0 };
-  if (opts.tail === undefined) return { offset: 0, records: 0 };
-  return tailOffset(fh, size, opts.tail);
+  if (opts.fromOffset !== undefined) return { offset: Math.min(opts.fromOffset, size), entries: 0 };
+  if (opts.tail === undefined) return { offset: 0, entries: 0 };
+  return codec.tailOffset(fh, size, opts.tail);
+}
+
+function wanted(entry: LogEntry, opts: LogReadOptions): boolean {
+  if (opts.sinceNs !== undefined && entry.timeNs < opts.sinceNs) return false;
+  return entry.stream === 'stdout' ? opts.stdout : opts.stderr;
 }
 
 /**
- * Where the last `records` whole records begin, read backwards in blocks: just after the
- * (records+1)th newline from the end, or the start of the file when it has fewer (and how many).
- */
-async function tailOffset(fh: FileHandle, size: number, records: number): Promise<{ offset: number; records: number }> {
-  const block = Buffer.allocUnsafe(BLOCK_BYTES);
-  let newlines = 0;
-  let end = size;
-  while (end > 0) {
-    const start = Math.max(0, end - BLOCK_BYTES);
-    const { bytesRead } = await fh.read(block, 0, end - start, start);
-    let i = bytesRead;
-    while (i > 0) {
-      const nl = block.lastIndexOf(NEWLINE, i - 1);
-      if (nl < 0) break;
-      if (++newlines === records + 1) return { offset: start + nl + 1, records };
-      i = nl;
-    }
-    end = start;
-  }
-  return { offset: 0, records: newlines };
-}
-
-/**
- * The records of the rotated files, oldest first: all of them, or the last `wanted`; true when
+ * The entries of the rotated files, oldest first: all of them, or the last `wanted`; true when
  * one was past `until` (nothing later is read).
  */
-async function* rotatedEntries(logPath: string, opts: LogReadOptions, wanted: number | undefined): AsyncGenerator<LogEntry, boolean> {
+async function* rotatedEntries(logPath: string, codec: LogCodec, opts: LogReadOptions, tail: number | undefined): AsyncGenerator<LogEntry, boolean> {
   const files = await rotatedFiles(logPath);
-  let left = wanted;
-  const chosen: Array<{ lines: Buffer[]; from: number }> = [];
+  let left = tail;
+  const chosen: LogEntry[][] = [];
   // newest first, until the tail is whole
   for (const file of [...files].reverse()) {
     if (left !== undefined && left <= 0) break;
-    const lines = await recordsOf(file);
-    const from = left === undefined ? 0 : Math.max(0, lines.length - left);
-    if (left !== undefined) left -= lines.length - from;
-    chosen.unshift({ lines, from });
+    const entries = await entriesOf(file, codec);
+    const from = left === undefined ? 0 : Math.max(0, entries.length - left);
+    if (left !== undefined) left -= entries.length - from;
+    chosen.unshift(entries.slice(from));
   }
-  for (const { lines, from } of chosen) {
-    for (const line of lines.slice(from)) {
-      const entry = parseLogLine(line);
-      if (entry === undefined) continue;
+  for (const entries of chosen) {
+    for (const entry of entries) {
       if (opts.untilNs !== undefined && entry.timeNs > opts.untilNs) return true;
-      if (opts.sinceNs !== undefined && entry.timeNs < opts.sinceNs) continue;
-      if (entry.stream === 'stdout' ? !opts.stdout : !opts.stderr) continue;
-      yield entry;
+      if (wanted(entry, opts)) yield entry;
     }
   }
   return false;
@@ -236,17 +152,13 @@ async function rotatedFiles(logPath: string): Promise<string[]> {
   return [...byIndex.entries()].sort(([a], [b]) => b - a).map(([, file]) => file);
 }
 
-/** A rotated file's records (lines without their newline). */
-async function recordsOf(file: string): Promise<Buffer[]> {
+/** A rotated file's entries. */
+async function entriesOf(file: string, codec: LogCodec): Promise<LogEntry[]> {
   let data = await readFile(file).catch(() => Buffer.alloc(0));
-  if (file.endsWith('.gz')) data = await promisify(gunzip)(data);
-  const lines: Buffer[] = [];
-  let start = 0;
-  for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
-    lines.push(data.subarray(start, nl));
-    start = nl + 1;
-  }
-  return lines;
+  if (file.endsWith('.gz')) data = await promisify(gunzip)(data).catch(() => Buffer.alloc(0));
+  const entries: LogEntry[] = [];
+  codec.decode(data, (entry) => entries.push(entry));
+  return entries;
 }
 
 function passedUntil(untilNs: bigint | undefined): boolean {

@@ -52,7 +52,8 @@ export function containerLogs(deps: { service: ContainerService; paths: Containe
         pending = undefined;
         if (sending !== undefined) await out.write(sending.stream, Buffer.concat(sending.parts, sending.sizeBytes));
       };
-      const entries = readContainerLog(deps.paths.log(id), {
+      const log = deps.paths.log(record);
+      const entries = readContainerLog(log.file, log.codec, {
         stdout: req.stdout,
         stderr: req.stderr,
         sinceNs,

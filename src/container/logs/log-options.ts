@@ -1,9 +1,9 @@
 // The log drivers berth has and their options, as dockerd 20.10's json-file and local drivers take
 // them (daemon/logger/jsonfilelog, daemon/logger/local): option names are checked at create, values
-// when the container starts ("failed to initialize logging driver: ..."). Both drivers keep the log
-// in conmon's file beside the container; what they change is its rotation: at max-size the file
-// becomes <log>.1 (older ones shift up to max-file - 1, compressed with compress), and a new one
-// starts. json-file keeps one unlimited file by default; local 5 files of 20 MB, compressed.
+// when the container starts ("failed to initialize logging driver: ..."). At max-size the file
+// becomes <log>.1 (older ones shift up to max-file - 1, compressed with compress) and a new one
+// starts (rotating-log-file.ts). json-file keeps one unlimited file by default; local 5 files of
+// 20 MB, compressed.
 import { EngineError } from '../../errors.js';
 import { parseGoBool } from '../../lib/go-bool.js';
 

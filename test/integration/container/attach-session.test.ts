@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { runAttach } from '../../../src/container/attach/attach-session.js';
 import type { FrameSink } from '../../../src/lib/stream-session.js';
+import { k8sFileCodec } from '../../../src/container/logs/log-codecs.js';
 import { ConmonFixture, type RunningContainer } from '../../helpers/conmon-fixture.js';
 
 const fixture = new ConmonFixture();
@@ -26,7 +27,7 @@ function sink(): FrameSink & { text(stream?: 'stdout' | 'stderr'): string } {
 
 function target(c: RunningContainer, started?: Promise<unknown>) {
   return {
-    logPath: c.opts.logPath,
+    log: { file: c.opts.logPath, codec: k8sFileCodec },
     tty: c.opts.terminal,
     attachSocketPath: c.started.attachSocketPath,
     ended: c.ended,

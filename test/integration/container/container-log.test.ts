@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { readContainerLog } from '../../../src/container/logs/container-log.js';
+import { k8sFileCodec } from '../../../src/container/logs/log-codecs.js';
 import { ConmonFixture } from '../../helpers/conmon-fixture.js';
 
 const fixture = new ConmonFixture();
@@ -33,7 +34,7 @@ describe('a real container log', () => {
     const c = await fixture.create(['sh', '-c', `sleep 0.2; ${BURST}`]);
     const got = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
     const reading = (async () => {
-      for await (const e of readContainerLog(c.opts.logPath, { stdout: true, stderr: true, follow: true, ended: c.ended })) got[e.stream].push(e.data);
+      for await (const e of readContainerLog(c.opts.logPath, k8sFileCodec, { stdout: true, stderr: true, follow: true, ended: c.ended })) got[e.stream].push(e.data);
     })();
     fixture.start(c);
     await reading;

@@ -18,6 +18,7 @@ import { parseDetachKeys } from '../../../src/container/attach/detach-keys.js';
 import { readContainerLog } from '../../../src/container/logs/container-log.js';
 import { notFound } from '../../../src/errors.js';
 import { request } from '../../helpers/http.js';
+import { k8sFileCodec } from '../../../src/container/logs/log-codecs.js';
 import { ConmonFixture, type RunningContainer } from '../../helpers/conmon-fixture.js';
 
 const fixture = new ConmonFixture();
@@ -50,7 +51,7 @@ const backend: ContainerStreamsBackend = {
     return {
       tty: container.tty,
       async run({ out, signal }) {
-        const entries = readContainerLog(container.logPath, { stdout: req.stdout, stderr: req.stderr, tail: req.tail, follow: req.follow && container.running, ended: container.ended, signal });
+        const entries = readContainerLog(container.log.file, container.log.codec, { stdout: req.stdout, stderr: req.stderr, tail: req.tail, follow: req.follow && container.running, ended: container.ended, signal });
         for await (const entry of entries) await out.write(entry.stream, req.timestamps ? Buffer.concat([Buffer.from(`${entry.time} `), entry.data]) : entry.data);
       },
     };
@@ -78,7 +79,7 @@ after(async () => {
 
 function register(name: string, c: RunningContainer, started: Promise<unknown>, running: boolean): void {
   targets.set(name, {
-    logPath: c.opts.logPath,
+    log: { file: c.opts.logPath, codec: k8sFileCodec },
     tty: c.opts.terminal,
     attachSocketPath: c.started.attachSocketPath,
     ended: c.ended,

@@ -1,0 +1,68 @@
+// The pipe a container's output reaches berthd through. conmon writes its k8s-file records into a
+// fifo in the run's bundle in place of a file, and berthd writes them to the log in the driver's
+// own format (container/logs/log-drain.ts). Because the pipe blocks when berthd does not read it, a chatty
+// container is held to the pace of the log's writing and rotation: the files can't outgrow
+// max-size × max-file, as with dockerd, whose logger blocks its container's writes the same way.
+//
+// A keeper process (`sleep infinity` with the fifo open read-write on its stdin) holds the pipe
+// from before conmon opens it until berthd has read the run's last bytes, so that neither end
+// sees the other go: conmon never gets EPIPE while berthd is down or restarting (its writes wait
+// in the pipe, then block, as a container's do under a stopped dockerd), and output still in the
+// pipe when conmon exits is kept for berthd to read. Once the run has ended, berthd kills the
+// keeper and reads on to the end of the pipe.
+import { spawn } from 'node:child_process';
+import { closeSync, constants as fsConstants, openSync } from 'node:fs';
+import { readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { runCommand } from './child-process.js';
+
+export function logFifoPath(bundleDir: string): string {
+  return path.join(bundleDir, 'log.fifo');
+}
+
+function keeperPidFile(bundleDir: string): string {
+  return path.join(bundleDir, 'log-keeper.pid');
+}
+
+/** Makes the run's fifo and its keeper; conmon may open the fifo from then on. */
+export async function makeLogPipe(bundleDir: string): Promise<string> {
+  const fifo = logFifoPath(bundleDir);
+  await runCommand('mkfifo', ['-m', '0600', fifo]);
+  // read-write, so the open neither blocks nor needs a reader
+  const fd = openSync(fifo, fsConstants.O_RDWR);
+  try {
+    const keeper = spawn('sleep', ['infinity'], { detached: true, stdio: [fd, 'ignore', 'ignore'] });
+    await new Promise<void>((resolve, reject) => {
+      keeper.once('spawn', resolve);
+      keeper.once('error', reject);
+    });
+    keeper.unref();
+    await writeFile(keeperPidFile(bundleDir), String(keeper.pid), { mode: 0o600 });
+  } finally {
+    closeSync(fd);
+  }
+  return fifo;
+}
+
+/** The fifo's read end, as a stream; it ends once conmon and the keeper have both let go. */
+export function openLogPipe(bundleDir: string): net.Socket {
+  const fd = openSync(logFifoPath(bundleDir), fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  return new net.Socket({ fd, readable: true, writable: false });
+}
+
+/** Ends the keeper, if it is still there (and still the keeper: pids are reused). */
+export async function releaseLogPipe(bundleDir: string): Promise<void> {
+  const file = keeperPidFile(bundleDir);
+  const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+  if (!Number.isSafeInteger(pid) || pid <= 0) return;
+  const holds = await readlink(`/proc/${pid}/fd/0`).catch(() => undefined);
+  if (holds === logFifoPath(bundleDir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+  await rm(file, { force: true });
+}
