@@ -4,17 +4,25 @@ import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { goJsonString, jsonFileCodec, localCodec, type LogEncoder, type LogEntry, type LogMessage } from './log-codecs.js';
+import { EntryBatch } from './entry-batch.js';
+import { goJsonString, jsonFileCodec, localCodec, logTime, type LogEncoder, type LogEntry, type LogMessage } from './log-codecs.js';
+
+/** The entries of these messages, as the writer would append them. */
+function encoded(codec: LogEncoder, ...msgs: LogMessage[]): Buffer {
+  const batch = new EntryBatch();
+  for (const m of msgs) codec.encode(m, batch);
+  return Buffer.from(batch.bytes());
+}
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'berth-codecs-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const TIME = 1_764_122_491_498_591_340n;
 const messages: LogMessage[] = [
-  { stream: 'stdout', timeNs: TIME, line: Buffer.from('one') },
-  { stream: 'stderr', timeNs: TIME + 1n, line: Buffer.from('') },
-  { stream: 'stdout', timeNs: TIME + 2n, line: Buffer.from('piece'), partial: { id: 'a'.repeat(64), ordinal: 1, last: false } },
-  { stream: 'stdout', timeNs: TIME + 2n, line: Buffer.from('end'), partial: { id: 'a'.repeat(64), ordinal: 2, last: true } },
+  { stream: 'stdout', time: logTime(TIME), line: Buffer.from('one') },
+  { stream: 'stderr', time: logTime(TIME + 1n), line: Buffer.from('') },
+  { stream: 'stdout', time: logTime(TIME + 2n), line: Buffer.from('piece'), partial: { id: 'a'.repeat(64), ordinal: 1, last: false } },
+  { stream: 'stdout', time: logTime(TIME + 2n), line: Buffer.from('end'), partial: { id: 'a'.repeat(64), ordinal: 2, last: true } },
 ];
 
 function decodeAll(codec: LogEncoder, data: Buffer): LogEntry[] {
@@ -26,9 +34,9 @@ function decodeAll(codec: LogEncoder, data: Buffer): LogEntry[] {
 describe('json-file', () => {
   it("writes dockerd's lines: no log field when empty, the newline on whole and last messages, RFC3339Nano", () => {
     const codec = jsonFileCodec();
-    assert.equal(codec.encode(messages[0]).toString(), '{"log":"one\\n","stream":"stdout","time":"2025-11-26T02:01:31.49859134Z"}\n');
-    assert.equal(codec.encode({ ...messages[0], line: Buffer.alloc(0), partial: { id: 'x', ordinal: 1, last: false } }).toString(), '{"stream":"stdout","time":"2025-11-26T02:01:31.49859134Z"}\n');
-    assert.equal(jsonFileCodec({ b: '2', a: '<1>' }).encode({ ...messages[0], timeNs: 1_764_122_491_000_000_000n }).toString(), '{"log":"one\\n","stream":"stdout","attrs":{"a":"\\u003c1\\u003e","b":"2"},"time":"2025-11-26T02:01:31Z"}\n');
+    assert.equal(encoded(codec, messages[0]).toString(), '{"log":"one\\n","stream":"stdout","time":"2025-11-26T02:01:31.49859134Z"}\n');
+    assert.equal(encoded(codec, { ...messages[0], line: Buffer.alloc(0), partial: { id: 'x', ordinal: 1, last: false } }).toString(), '{"stream":"stdout","time":"2025-11-26T02:01:31.49859134Z"}\n');
+    assert.equal(encoded(jsonFileCodec({ b: '2', a: '<1>' }), { ...messages[0], time: logTime(1_764_122_491_000_000_000n) }).toString(), '{"log":"one\\n","stream":"stdout","attrs":{"a":"\\u003c1\\u003e","b":"2"},"time":"2025-11-26T02:01:31Z"}\n');
   });
 
   it("escapes as Go's encoder: HTML characters, controls, U+2028, each invalid byte as \\ufffd", () => {
@@ -38,7 +46,7 @@ describe('json-file', () => {
 
   it('reads back what it wrote', () => {
     const codec = jsonFileCodec({ tag: 't' });
-    const entries = decodeAll(codec, Buffer.concat(messages.map((m) => codec.encode(m))));
+    const entries = decodeAll(codec, encoded(codec, ...messages));
     assert.deepEqual(entries.map((e) => [e.stream, e.timeNs, e.data.toString()]), [
       ['stdout', TIME, 'one\n'],
       ['stderr', TIME + 1n, '\n'],
@@ -59,12 +67,12 @@ describe('local', () => {
       Buffer.concat([Buffer.from('1240', 'hex'), Buffer.from(id), Buffer.from('1801', 'hex')]),
       Buffer.from('00000066', 'hex'),
     ]);
-    const got = localCodec.encode({ stream: 'stdout', timeNs: 1_795_658_522_082_461_317n, line: Buffer.from('tail-no-nl'), partial: { id, ordinal: 1, last: false } });
+    const got = encoded(localCodec, { stream: 'stdout', time: logTime(1_795_658_522_082_461_317n), line: Buffer.from('tail-no-nl'), partial: { id, ordinal: 1, last: false } });
     assert.equal(got.toString('hex'), expected.toString('hex'));
   });
 
   it('reads back what it wrote, and finds the tail from the end', async () => {
-    const data = Buffer.concat(messages.map((m) => localCodec.encode(m)));
+    const data = encoded(localCodec, ...messages);
     assert.deepEqual(decodeAll(localCodec, data).map((e) => [e.stream, e.timeNs, e.data.toString()]), [
       ['stdout', TIME, 'one\n'],
       ['stderr', TIME + 1n, '\n'],

@@ -16,6 +16,7 @@
 // Each codec decodes whole entries from a buffer and finds where the last N entries begin.
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
+import type { EntryBatch } from './entry-batch.js';
 
 export type LogStream = 'stdout' | 'stderr';
 
@@ -29,10 +30,23 @@ export interface LogEntry {
   data: Buffer;
 }
 
+/** A time as the writer has it: one per distinct time, since a conmon read's records share theirs. */
+export interface LogTime {
+  ns: bigint;
+  /** Go's time.RFC3339Nano in UTC, as json-file writes it */
+  rfc3339Nano: Buffer;
+  /** the nanoseconds as a protobuf varint, as local writes them */
+  varint: Buffer;
+}
+
+export function logTime(ns: bigint): LogTime {
+  return { ns, rfc3339Nano: Buffer.from(formatLogTime(ns).replace(/\.?0+Z$/, 'Z'), 'latin1'), varint: varint(ns) };
+}
+
 /** One message as the writer has it (dockerd's logger.Message). */
 export interface LogMessage {
   stream: LogStream;
-  timeNs: bigint;
+  time: LogTime;
   /** the text without a newline */
   line: Buffer;
   /** set on a piece of a longer message: its id and ordinal (1 first), and whether it is the last */
@@ -47,7 +61,8 @@ export interface LogCodec {
 }
 
 export interface LogEncoder extends LogCodec {
-  encode(msg: LogMessage): Buffer;
+  /** Appends the message's entry to the batch. */
+  encode(msg: LogMessage, out: EntryBatch): void;
 }
 
 const NEWLINE = 0x0a;
@@ -59,12 +74,25 @@ const TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]
 
 export const jsonFileCodec = (attrs: Readonly<Record<string, string>> = {}): LogEncoder => {
   const rawAttrs = Object.keys(attrs).length === 0 ? '' : `,"attrs":${goJsonObject(attrs)}`;
+  // the bytes around the text and the time, made once
+  const bytes = (text: string) => Buffer.from(text, 'utf8');
+  const afterLog = { stdout: bytes(`","stream":"stdout"${rawAttrs},"time":"`), stderr: bytes(`","stream":"stderr"${rawAttrs},"time":"`) };
+  const withoutLog = { stdout: bytes(`{"stream":"stdout"${rawAttrs},"time":"`), stderr: bytes(`{"stream":"stderr"${rawAttrs},"time":"`) };
   return {
-    encode(msg) {
+    encode(msg, out) {
       // dockerd's marshalMessage: the newline goes back on a whole message and on a partial one's last piece
-      const text = msg.partial === undefined || msg.partial.last ? Buffer.concat([msg.line, NEWLINE_BYTES]) : msg.line;
-      const log = text.length === 0 ? '' : `"log":${goJsonString(text)},`;
-      return Buffer.from(`{${log}"stream":"${msg.stream}"${rawAttrs},"time":"${rfc3339Nano(msg.timeNs)}"}\n`);
+      const newline = msg.partial === undefined || msg.partial.last;
+      if (msg.line.length === 0 && !newline) {
+        out.put(withoutLog[msg.stream]);
+      } else {
+        out.put(LOG_FIELD);
+        putJsonText(out, msg.line);
+        if (newline) out.put(ESCAPED_NEWLINE);
+        out.put(afterLog[msg.stream]);
+      }
+      out.put(msg.time.rfc3339Nano);
+      out.put(ENTRY_END);
+      out.endEntry();
     },
     decode: (buf, emit) =>
       decodeLines(buf, (line) => {
@@ -76,25 +104,81 @@ export const jsonFileCodec = (attrs: Readonly<Record<string, string>> = {}): Log
 };
 
 const NEWLINE_BYTES = Buffer.from('\n');
+const ESCAPED_NEWLINE = Buffer.from('\\n');
+const ENTRY_END = Buffer.from('"}\n');
+const LOG_FIELD = Buffer.from('{"log":"');
+const STREAM_FIELD = Buffer.from('","stream":"');
+const TIME_FIELD = Buffer.from('"time":"');
 
+/** 1 for the ASCII bytes Go escapes in a JSON string, 2 for those that start a multi-byte sequence */
+const JSON_BYTE_CLASS = (() => {
+  const table = new Uint8Array(256);
+  for (let b = 0; b < 0x20; b++) table[b] = 1;
+  for (const c of '"\\<>&') table[c.charCodeAt(0)] = 1;
+  for (let b = 0x80; b < 0x100; b++) table[b] = 2;
+  return table;
+})();
+
+/** The text as the inside of a Go JSON string: as it is when nothing in it needs escaping. */
+function putJsonText(out: EntryBatch, text: Buffer): void {
+  for (let i = 0; i < text.length; i++) {
+    if (JSON_BYTE_CLASS[text[i]] !== 0) {
+      out.put(Buffer.from(goJsonString(text).slice(1, -1), 'utf8'));
+      return;
+    }
+  }
+  out.put(text);
+}
+
+/** A line of json-file: the usual shape read without JSON.parse, anything else through it. */
 function parseJsonLine(line: Buffer): LogEntry | undefined {
+  return parsePlainJsonLine(line) ?? parseAnyJsonLine(line);
+}
+
+/** `{"log":"<text without escapes>\n","stream":"<s>",...,"time":"<t>"}`, as most lines are. */
+function parsePlainJsonLine(line: Buffer): LogEntry | undefined {
+  if (line.compare(LOG_FIELD, 0, LOG_FIELD.length, 0, LOG_FIELD.length) !== 0) return undefined;
+  const textEnd = line.indexOf(STREAM_FIELD, LOG_FIELD.length);
+  if (textEnd < 0) return undefined;
+  // the only backslash is the escaped newline at the end
+  const slash = line.indexOf(0x5c, LOG_FIELD.length);
+  const whole = slash === textEnd - 2 && line[textEnd - 1] === 0x6e;
+  if (slash >= 0 && !whole) return undefined;
+  const streamAt = textEnd + STREAM_FIELD.length;
+  const stream = line[streamAt + 3] === 0x6f ? 'stdout' : line[streamAt + 3] === 0x65 ? 'stderr' : undefined;
+  if (stream === undefined || line[streamAt + 6] !== 0x22) return undefined;
+  const timeAt = line.lastIndexOf(TIME_FIELD);
+  if (timeAt < streamAt || line[line.length - 2] !== 0x22 || line[line.length - 1] !== 0x7d) return undefined;
+  const time = cachedTime(line.toString('latin1', timeAt + TIME_FIELD.length, line.length - 2));
+  if (time === undefined) return undefined;
+  const data = Buffer.allocUnsafe(whole ? textEnd - 1 - LOG_FIELD.length : textEnd - LOG_FIELD.length);
+  line.copy(data, 0, LOG_FIELD.length, whole ? textEnd - 2 : textEnd);
+  if (whole) data[data.length - 1] = NEWLINE;
+  return { stream, timeNs: time.ns, time: time.text, data };
+}
+
+function parseAnyJsonLine(line: Buffer): LogEntry | undefined {
   let parsed: { log?: unknown; stream?: unknown; time?: unknown };
   try {
     parsed = JSON.parse(line.toString('utf8')) as typeof parsed;
   } catch {
     return undefined;
   }
-  const { stream, time } = parsed;
-  if ((stream !== 'stdout' && stream !== 'stderr') || typeof time !== 'string') return undefined;
-  const timeNs = parseLogTime(time);
-  if (timeNs === undefined) return undefined;
-  return { stream, timeNs, time: formatLogTime(timeNs), data: Buffer.from(typeof parsed.log === 'string' ? parsed.log : '', 'utf8') };
+  const { stream } = parsed;
+  if ((stream !== 'stdout' && stream !== 'stderr') || typeof parsed.time !== 'string') return undefined;
+  const time = cachedTime(parsed.time);
+  if (time === undefined) return undefined;
+  return { stream, timeNs: time.ns, time: time.text, data: Buffer.from(typeof parsed.log === 'string' ? parsed.log : '', 'utf8') };
 }
 
-/** Go's time.RFC3339Nano in UTC: trailing zeros of the fraction dropped, and the dot with them. */
-function rfc3339Nano(ns: bigint): string {
-  const fixed = formatLogTime(ns);
-  return fixed.replace(/\.?0+Z$/, 'Z');
+/** The last time read, parsed and formatted once: the entries of one read of the writer share it. */
+let lastTime: { raw: string; ns: bigint; text: string } | undefined;
+function cachedTime(raw: string): { ns: bigint; text: string } | undefined {
+  if (lastTime?.raw === raw) return lastTime;
+  const ns = parseLogTime(raw);
+  if (ns === undefined) return undefined;
+  lastTime = { raw, ns, text: formatLogTime(ns) };
+  return lastTime;
 }
 
 /** A JSON string as Go's encoder (and jsonlog's) writes it: HTML characters escaped, invalid UTF-8 as \ufffd. */
@@ -162,21 +246,33 @@ function goJsonObject(map: Readonly<Record<string, string>>): string {
 
 // ---- local ----
 
+const LOCAL_STDOUT = field(1, 2, Buffer.from('stdout'));
+const LOCAL_STDERR = field(1, 2, Buffer.from('stderr'));
+
+
 export const localCodec: LogEncoder = {
-  encode(msg) {
-    const parts: Buffer[] = [field(1, 2, Buffer.from(msg.stream)), Buffer.concat([Buffer.from([0x10]), varint(msg.timeNs)])];
-    if (msg.line.length > 0) parts.push(field(3, 2, msg.line));
+  encode(msg, out) {
+    const stream = msg.stream === 'stdout' ? LOCAL_STDOUT : LOCAL_STDERR;
+    const lineField = msg.line.length > 0 ? Buffer.concat([Buffer.from([0x1a]), varint(BigInt(msg.line.length))]) : undefined;
+    let partial: Buffer | undefined;
     if (msg.partial !== undefined) {
-      parts.push(Buffer.from([0x20, 0x01]));
       const meta: Buffer[] = [];
       if (msg.partial.last) meta.push(Buffer.from([0x08, 0x01]));
       meta.push(field(2, 2, Buffer.from(msg.partial.id)), Buffer.concat([Buffer.from([0x18]), varint(BigInt(msg.partial.ordinal))]));
-      parts.push(field(5, 2, Buffer.concat(meta)));
+      partial = Buffer.concat([Buffer.from([0x20, 0x01]), field(5, 2, Buffer.concat(meta))]);
     }
-    const body = Buffer.concat(parts);
-    const size = Buffer.allocUnsafe(4);
-    size.writeUInt32BE(body.length);
-    return Buffer.concat([size, body, size]);
+    const size = stream.length + 1 + msg.time.varint.length + (lineField === undefined ? 0 : lineField.length + msg.line.length) + (partial?.length ?? 0);
+    out.putUInt32BE(size);
+    out.put(stream);
+    out.putByte(0x10);
+    out.put(msg.time.varint);
+    if (lineField !== undefined) {
+      out.put(lineField);
+      out.put(msg.line);
+    }
+    if (partial !== undefined) out.put(partial);
+    out.putUInt32BE(size);
+    out.endEntry();
   },
   decode(buf, emit) {
     let pos = 0;

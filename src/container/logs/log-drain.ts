@@ -4,6 +4,7 @@
 // outrun the disk. It ends when the pipe does: the run has ended and every byte of it is written.
 import type { Logger } from 'pino';
 import type net from 'node:net';
+import { EntryBatch } from './entry-batch.js';
 import type { LogEncoder, LogMessage } from './log-codecs.js';
 import { MessageAssembler } from './message-assembler.js';
 import { releaseLogPipe } from '../../runtime/log-pipe.js';
@@ -54,22 +55,24 @@ export class LogDrain {
   private async drain(): Promise<void> {
     const { encoder, pipe } = this.opts;
     const file = await RotatingLogFile.open(this.opts.file, this.opts.rotation);
-    let entries: Buffer[] = [];
-    const assembler = new MessageAssembler((msg: LogMessage) => entries.push(encoder.encode(msg)));
+    const batch = new EntryBatch();
+    const assembler = new MessageAssembler((msg: LogMessage) => encoder.encode(msg, batch));
+    const writeBatch = async () => {
+      await file.write(batch.bytes(), batch.ends);
+      batch.reset();
+    };
     try {
       // paused between reads: conmon blocks on the full pipe while the file is written and rotated
       for await (const chunk of pipe) {
         assembler.push(chunk as Buffer);
-        const batch = entries;
-        entries = [];
-        await file.write(batch);
+        await writeBatch();
       }
     } catch (err) {
       if (!this.stopped) throw err;
     } finally {
       // a line cut by berthd's stop goes out as a partial message: its bytes are kept
       assembler.end();
-      await file.write(entries);
+      await writeBatch();
       await file.close();
     }
   }

@@ -5,16 +5,21 @@
 //
 // conmon's records follow its 8 KiB reads, not the lines: a P record is a piece that had no
 // newline yet, F the rest of a line. So the pieces of each stream are gathered until the line ends.
+// A record is `<time> <stdout|stderr> <F|P> <text>\n`; the records of one read share their time,
+// which is parsed once.
 import { randomBytes } from 'node:crypto';
-import { parseK8sLine, type LogMessage, type LogStream } from './log-codecs.js';
+import { logTime, parseLogTime, type LogMessage, type LogStream, type LogTime } from './log-codecs.js';
 
 /** dockerd's defaultBufSize: longer lines are cut into partial messages of this size */
 export const MAX_MESSAGE_BYTES = 16 * 1024;
 
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+
 interface Pending {
   pieces: Buffer[];
   bytes: number;
-  timeNs: bigint;
+  time: LogTime;
   /** set once a partial message of this line has gone out */
   partial?: { id: string; ordinal: number };
 }
@@ -22,19 +27,19 @@ interface Pending {
 export class MessageAssembler {
   private rest: Buffer = Buffer.alloc(0);
   private readonly pending = new Map<LogStream, Pending>();
+  private lastTimeBytes: Buffer = Buffer.alloc(0);
+  private lastTime: LogTime | undefined;
 
+  /** `emit` takes each message as it is made; its line is valid only during the call. */
   constructor(private readonly emit: (msg: LogMessage) => void) {}
 
   /** conmon's bytes as they come; records cut between two calls are joined. */
   push(chunk: Buffer): void {
     const data = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
     let start = 0;
-    for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
-      const record = parseK8sLine(data.subarray(start, nl));
+    for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
+      this.record(data, start, nl);
       start = nl + 1;
-      if (record === undefined) continue;
-      const text = record.full ? record.data.subarray(0, -1) : record.data;
-      this.add(record.stream, record.timeNs, text, record.full);
     }
     this.rest = Buffer.from(data.subarray(start));
   }
@@ -47,13 +52,40 @@ export class MessageAssembler {
     this.pending.clear();
   }
 
-  private add(stream: LogStream, timeNs: bigint, text: Buffer, lineEnds: boolean): void {
+  /** The record in data[start, nl); one that is not a record is skipped. */
+  private record(data: Buffer, start: number, nl: number): void {
+    const s1 = data.indexOf(SPACE, start);
+    // `stdout` and `stderr` are both six letters: the tag is 8 bytes after the first space
+    if (s1 < 0 || s1 + 8 >= nl + 1 || data[s1 + 7] !== SPACE) return;
+    const stream = data[s1 + 4] === 0x6f ? 'stdout' : data[s1 + 4] === 0x65 ? 'stderr' : undefined;
+    const tag = data[s1 + 8];
+    if (stream === undefined || (tag !== 0x46 && tag !== 0x50)) return;
+    const time = this.timeOf(data, start, s1);
+    if (time === undefined) return;
+    const text = data.subarray(Math.min(s1 + 10, nl), nl);
+    const lineEnds = tag === 0x46;
+    if (lineEnds && text.length < MAX_MESSAGE_BYTES && !this.pending.has(stream)) this.emit({ stream, time, line: text });
+    else this.add(stream, time, text, lineEnds);
+  }
+
+  private timeOf(data: Buffer, start: number, end: number): LogTime | undefined {
+    const same = this.lastTime !== undefined && end - start === this.lastTimeBytes.length && data.compare(this.lastTimeBytes, 0, this.lastTimeBytes.length, start, end) === 0;
+    if (same) return this.lastTime;
+    const ns = parseLogTime(data.toString('latin1', start, end));
+    if (ns === undefined) return undefined;
+    this.lastTimeBytes = Buffer.from(data.subarray(start, end));
+    this.lastTime = logTime(ns);
+    return this.lastTime;
+  }
+
+  private add(stream: LogStream, time: LogTime, text: Buffer, lineEnds: boolean): void {
     let p = this.pending.get(stream);
     if (p === undefined) {
-      p = { pieces: [], bytes: 0, timeNs };
+      p = { pieces: [], bytes: 0, time };
       this.pending.set(stream, p);
     }
-    p.pieces.push(text);
+    // kept past this chunk: a copy
+    p.pieces.push(Buffer.from(text));
     p.bytes += text.length;
     if (p.bytes >= MAX_MESSAGE_BYTES) {
       const all = Buffer.concat(p.pieces, p.bytes);
@@ -64,7 +96,7 @@ export class MessageAssembler {
     }
     if (!lineEnds) return;
     const line = p.pieces.length === 1 ? p.pieces[0] : Buffer.concat(p.pieces, p.bytes);
-    if (p.partial === undefined) this.emit({ stream, timeNs, line });
+    if (p.partial === undefined) this.emit({ stream, time, line });
     else this.emitPiece(stream, p, line, true);
     this.pending.delete(stream);
   }
@@ -72,6 +104,6 @@ export class MessageAssembler {
   private emitPiece(stream: LogStream, p: Pending, line: Buffer, last: boolean): void {
     p.partial ??= { id: randomBytes(32).toString('hex'), ordinal: 0 };
     p.partial.ordinal++;
-    this.emit({ stream, timeNs: p.timeNs, line: Buffer.from(line), partial: { id: p.partial.id, ordinal: p.partial.ordinal, last } });
+    this.emit({ stream, time: p.time, line, partial: { id: p.partial.id, ordinal: p.partial.ordinal, last } });
   }
 }

@@ -29,21 +29,21 @@ export class RotatingLogFile {
     return log;
   }
 
-  /** Writes the entries in order, rotating before any that finds the file full. */
-  async write(entries: readonly Buffer[]): Promise<void> {
-    let batch: Buffer[] = [];
-    let batchBytes = 0;
-    for (const entry of entries) {
-      if (this.rotation !== undefined && this.sizeBytes + batchBytes >= this.rotation.maxSizeBytes) {
-        await this.append(batch, batchBytes);
-        batch = [];
-        batchBytes = 0;
-        await this.rotate();
+  /** Writes the entries (the batch's bytes, each ending at its offset in `ends`), rotating before any that finds the file full. */
+  async write(data: Buffer, ends: readonly number[]): Promise<void> {
+    let from = 0;
+    if (this.rotation !== undefined) {
+      let entryStart = 0;
+      for (const end of ends) {
+        if (this.sizeBytes + (entryStart - from) >= this.rotation.maxSizeBytes) {
+          await this.append(data.subarray(from, entryStart));
+          from = entryStart;
+          await this.rotate();
+        }
+        entryStart = end;
       }
-      batch.push(entry);
-      batchBytes += entry.length;
     }
-    await this.append(batch, batchBytes);
+    await this.append(data.subarray(from));
   }
 
   async close(): Promise<void> {
@@ -51,10 +51,10 @@ export class RotatingLogFile {
     await this.compressing;
   }
 
-  private async append(batch: Buffer[], bytes: number): Promise<void> {
-    if (bytes === 0) return;
-    await this.fh.write(batch.length === 1 ? batch[0] : Buffer.concat(batch, bytes));
-    this.sizeBytes += bytes;
+  private async append(bytes: Buffer): Promise<void> {
+    if (bytes.length === 0) return;
+    await this.fh.write(bytes);
+    this.sizeBytes += bytes.length;
   }
 
   private async rotate(): Promise<void> {
