@@ -11,10 +11,12 @@ import type { BuildContainers, BuildImages } from './build-ports.js';
 import { BuildSession } from './builder/build-session.js';
 import { openBuildContext } from './context/build-context.js';
 import { readDockerfile } from './dockerfile/read-dockerfile.js';
+import type { EventBus } from '../events/event-bus.js';
 
 export interface BuildsDeps {
   dataRoot: string;
   log: Logger;
+  events: EventBus;
   images: BuildImages;
   containers: BuildContainers;
 }
@@ -53,6 +55,8 @@ export function createBuilds(deps: BuildsDeps) {
     },
     prune(opts: { all: boolean; keepStorageBytes: number; filters: FilterArgs }) {
       opts.filters.validate(PRUNE_FILTERS);
+      // the classic builder's cache is its images, which image prune removes: nothing here, as dockerd's
+      deps.events.publish('builder', 'prune', { id: '', attributes: { reclaimed: '0' } });
       return { cachesDeleted: null, reclaimedBytes: 0 };
     },
   };

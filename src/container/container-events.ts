@@ -17,6 +17,11 @@ export class ContainerEvents {
     });
   }
 
+  /** A prune's end, with the space it freed (dockerd publishes it however little it removed). */
+  pruned(reclaimedBytes: number): void {
+    this.bus.publish('container', 'prune', { id: '', attributes: { reclaimed: String(reclaimedBytes) } });
+  }
+
   /** For what happens to a container by ID (an exec, an attach); nothing once it is gone. */
   publishById(id: string, action: string, extra: Record<string, string> = {}): void {
     const record = this.store.byId(id);

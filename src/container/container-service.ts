@@ -338,6 +338,7 @@ export class ContainerService {
         this.opts.log.warn({ err, id: record.id }, 'prune could not remove a container');
       }
     }
+    this.opts.events.pruned(reclaimedBytes);
     return { ids, reclaimedBytes };
   }
 

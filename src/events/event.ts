@@ -1,6 +1,6 @@
 // An event on the engine's bus, in berth's own terms; the wire shape lives in the system routes' to-api.ts.
 
-export type EventType = 'container' | 'image' | 'volume' | 'network' | 'daemon' | 'plugin' | 'node' | 'service' | 'secret' | 'config';
+export type EventType = 'container' | 'image' | 'volume' | 'network' | 'daemon' | 'plugin' | 'node' | 'service' | 'secret' | 'config' | 'builder';
 
 export interface EventActor {
   id: string;

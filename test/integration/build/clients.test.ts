@@ -62,9 +62,12 @@ describe('POST /build from dockerode; build cache pruning', () => {
       assert.equal(res.headers['content-type'], 'application/json');
       assert.equal(res.body, '{"CachesDeleted":null,"SpaceReclaimed":0}\n');
     }
+    const since = (Date.now() / 1000).toFixed(3);
     const cli = await bd.docker(['builder', 'prune', '-f']);
     assert.equal(cli.code, 0, cli.stderr);
     assert.equal(cli.stdout, 'Total reclaimed space: 0B\n');
+    const events = await bd.docker(['events', '--since', since, '--until', String(Math.ceil(Date.now() / 1000)), '--format', '{{.Type}} {{.Action}} {{json .Actor.Attributes}}']);
+    assert.equal(events.stdout, 'builder prune {"reclaimed":"0"}\n');
     const df = (await bd.request('GET', '/v1.41/system/df')).json() as { BuildCache: unknown; BuilderSize: number };
     assert.equal(df.BuildCache, null);
     assert.equal(df.BuilderSize, 0);

@@ -196,9 +196,13 @@ describe('container lifecycle', () => {
     const running = (await d.docker(['run', '-d', 'busybox', 'sleep', '300'])).stdout.trim();
     const stopped = (await d.docker(['run', '-d', 'busybox', 'true'])).stdout.trim();
     await d.docker(['wait', stopped]);
+    const since = (Date.now() / 1000).toFixed(3);
     const r = await d.request('POST', '/containers/prune');
     assert.equal(r.status, 200);
     assert.deepEqual(json(r.body).ContainersDeleted, [stopped]);
+    // destroy for each, then prune with what it freed, as dockerd
+    const events = await d.docker(['events', '--since', since, '--until', String(Math.ceil(Date.now() / 1000)), '--filter', 'type=container', '--format', '{{.Action}} {{.Actor.ID}}']);
+    assert.match(events.stdout, new RegExp(`^destroy ${stopped}\nprune \n$`));
     assert.equal((await d.docker(['ps', '-aq', '--no-trunc'])).stdout.trim(), running);
     await d.docker(['rm', '-f', running]);
   });
