@@ -31,7 +31,7 @@ export class LogDrain {
 
   constructor(private readonly opts: LogDrainOptions) {
     this.pipe = opts.pipe;
-    this.done = this.drain().catch((err: unknown) => opts.log.warn({ err, file: opts.file }, 'writing a container log failed'));
+    this.done = this.drain();
   }
 
   /** The run has ended: what is left in the pipe is written, then the drain ends. */
@@ -53,13 +53,26 @@ export class LogDrain {
   }
 
   private async drain(): Promise<void> {
-    const { encoder, pipe } = this.opts;
-    const file = await RotatingLogFile.open(this.opts.file, this.opts.rotation);
+    const { encoder, pipe, log } = this.opts;
+    // a log that can't be written never holds the container up: its output is read and dropped
+    const file = await RotatingLogFile.open(this.opts.file, this.opts.rotation).catch((err: unknown) => {
+      log.warn({ err, file: this.opts.file }, "opening a container log failed: the run's output is dropped");
+      return undefined;
+    });
     const batch = new EntryBatch();
     const assembler = new MessageAssembler((msg: LogMessage) => encoder.encode(msg, batch));
+    let failing = false;
     const writeBatch = async () => {
-      await file.write(batch.bytes(), batch.ends);
-      batch.reset();
+      try {
+        await file?.write(batch.bytes(), batch.ends);
+        failing = false;
+      } catch (err) {
+        // a full disk: dropped, as dockerd's logger drops what it can't write, and said once a streak
+        if (!failing) log.warn({ err, file: this.opts.file }, 'writing a container log failed: output is dropped until it works again');
+        failing = true;
+      } finally {
+        batch.reset();
+      }
     };
     try {
       // paused between reads: conmon blocks on the full pipe while the file is written and rotated
@@ -68,12 +81,12 @@ export class LogDrain {
         await writeBatch();
       }
     } catch (err) {
-      if (!this.stopped) throw err;
+      if (!this.stopped) log.warn({ err, file: this.opts.file }, 'reading a container log pipe failed');
     } finally {
       // a line cut by berthd's stop goes out as a partial message: its bytes are kept
       assembler.end();
       await writeBatch();
-      await file.close();
+      await file?.close().catch((err: unknown) => log.warn({ err, file: this.opts.file }, 'closing a container log failed'));
     }
   }
 }
