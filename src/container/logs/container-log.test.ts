@@ -145,6 +145,23 @@ describe('readContainerLog following', () => {
     return { ended, end };
   }
 
+  it('reads the files rotated while it was more than one rotation behind', async () => {
+    const file = newPath();
+    writeFileSync(file, Buffer.concat([rec(1, 'stdout', 'F', 'a1'), rec(2, 'stdout', 'F', 'a2')]));
+    const { ended, end } = ender();
+    const reader = readContainerLog(file, k8sFileCodec, { ...all, follow: true, ended })[Symbol.asyncIterator]();
+    const got = [((await reader.next()).value as LogEntry).data.toString()];
+    // two rotations before the follower reads on: a → .2, b → .1, c current
+    renameSync(file, `${file}.1`);
+    writeFileSync(file, rec(3, 'stdout', 'F', 'b1'));
+    renameSync(`${file}.1`, `${file}.2`);
+    renameSync(file, `${file}.1`);
+    writeFileSync(file, rec(4, 'stdout', 'F', 'c1'));
+    end();
+    for (let r = await reader.next(); !r.done; r = await reader.next()) got.push(r.value.data.toString());
+    assert.deepEqual(got, ['a1\n', 'a2\n', 'b1\n', 'c1\n']);
+  });
+
   it('reads appended records, including a record written in two pieces, until the container ends', async () => {
     const file = newPath();
     writeFileSync(file, rec(1, 'stdout', 'F', 'first'));

@@ -80,6 +80,15 @@ export async function* readContainerLog(logPath: string, codec: LogCodec, opts: 
       const current = fh === undefined ? undefined : await fh.stat();
       if (now !== undefined && (current === undefined || now.ino !== current.ino || now.dev !== current.dev)) {
         await fh?.close();
+        // a follower more than one rotation behind reads the files rotated since the one it read
+        if (current !== undefined) {
+          for (const file of await rotatedSince(logPath, current.ino)) {
+            for (const entry of await entriesOf(file, codec)) {
+              if (opts.untilNs !== undefined && entry.timeNs > opts.untilNs) return;
+              if (wanted(entry, opts)) yield entry;
+            }
+          }
+        }
         fh = await openIfExists(logPath);
         pos = 0;
         rest = Buffer.alloc(0);
@@ -150,6 +159,19 @@ async function rotatedFiles(logPath: string): Promise<string[]> {
     if (m[2] === undefined || !byIndex.has(n)) byIndex.set(n, path.join(path.dirname(logPath), name));
   }
   return [...byIndex.entries()].sort(([a], [b]) => b - a).map(([, file]) => file);
+}
+
+/**
+ * The rotated files newer than the one with this inode, oldest first; none when it is the newest
+ * rotated file, or is no longer to be found (compressed, or dropped: what it rotated into is lost).
+ */
+async function rotatedSince(logPath: string, ino: number): Promise<string[]> {
+  const files = await rotatedFiles(logPath);
+  for (const [i, file] of files.entries()) {
+    if (file.endsWith('.gz')) continue;
+    if ((await statIfExists(file))?.ino === ino) return files.slice(i + 1);
+  }
+  return [];
 }
 
 /** A rotated file's entries. */
