@@ -2,7 +2,8 @@
 // rotation falls between entries). Reused from read to read: a chatty container's log is written
 // without a buffer per line.
 export class EntryBatch {
-  private buf = Buffer.allocUnsafe(256 * 1024);
+  // small for the many quiet containers; a chatty one grows it to what a read of its pipe makes
+  private buf = Buffer.allocUnsafe(16 * 1024);
   length = 0;
   /** the offset just past each entry */
   readonly ends: number[] = [];
