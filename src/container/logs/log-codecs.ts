@@ -110,19 +110,19 @@ const LOG_FIELD = Buffer.from('{"log":"');
 const STREAM_FIELD = Buffer.from('","stream":"');
 const TIME_FIELD = Buffer.from('"time":"');
 
-/** 1 for the ASCII bytes Go escapes in a JSON string, 2 for those that start a multi-byte sequence */
-const JSON_BYTE_CLASS = (() => {
+/** The bytes a text is looked at closer for: those Go escapes, and any of a multi-byte sequence (invalid ones and U+2028/9 change) */
+const NEEDS_A_LOOK = (() => {
   const table = new Uint8Array(256);
   for (let b = 0; b < 0x20; b++) table[b] = 1;
   for (const c of '"\\<>&') table[c.charCodeAt(0)] = 1;
-  for (let b = 0x80; b < 0x100; b++) table[b] = 2;
+  for (let b = 0x80; b < 0x100; b++) table[b] = 1;
   return table;
 })();
 
 /** The text as the inside of a Go JSON string: as it is when nothing in it needs escaping. */
 function putJsonText(out: EntryBatch, text: Buffer): void {
   for (let i = 0; i < text.length; i++) {
-    if (JSON_BYTE_CLASS[text[i]] !== 0) {
+    if (NEEDS_A_LOOK[text[i]] === 1) {
       out.put(Buffer.from(goJsonString(text).slice(1, -1), 'utf8'));
       return;
     }
