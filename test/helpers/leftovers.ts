@@ -1,8 +1,8 @@
 // What a daemon's containers leave on the host, to check that a failed or finished operation left
 // nothing: records and root filesystems on disk, mounts under the test's directory, runc state,
-// and conmon processes started for it.
+// conmon processes started for it, and the keepers of its log pipes.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { Berthd } from './berthd.js';
 
@@ -12,6 +12,7 @@ export interface Leftovers {
   mounts: string[];
   runc: string[];
   conmons: number[];
+  logKeepers: string[];
 }
 
 function entries(dir: string): string[] {
@@ -53,6 +54,21 @@ export function conmonsOf(d: Berthd): number[] {
   return pids;
 }
 
+/** The log pipe keepers alive (`sleep infinity` holding a fifo, src/runtime/log-pipe.ts) whose fifo is under `dir`: their fifos. */
+export function logKeepersUnder(dir: string): string[] {
+  const held: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8') !== 'sleep\0infinity\0') continue;
+      const fifo = readlinkSync(`/proc/${pid}/fd/0`);
+      if (fifo.startsWith(`${dir}/`)) held.push(fifo);
+    } catch {
+      // gone
+    }
+  }
+  return held.sort();
+}
+
 export function leftovers(d: Berthd): Leftovers {
   return {
     containers: entries(path.join(d.dataRoot, 'containers')),
@@ -60,6 +76,7 @@ export function leftovers(d: Berthd): Leftovers {
     mounts: mountsUnder(d.dir),
     runc: runcContainers(d),
     conmons: conmonsOf(d),
+    logKeepers: logKeepersUnder(d.dir),
   };
 }
 

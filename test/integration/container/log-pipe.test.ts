@@ -3,10 +3,10 @@
 // berthd writes them to the log; output written by a run that ended while berthd was away is there
 // too; and once a run is over, no keeper is left.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { Berthd } from '../../helpers/berthd.js';
 import { startWithBusybox, sweep, teardown } from '../../helpers/containers.js';
+import { logKeepersUnder } from '../../helpers/leftovers.js';
 import { untilDefined as until } from '../../helpers/until.js';
 
 const LINES = 30_000;
@@ -25,7 +25,7 @@ describe('the log pipe across berthd restarts', () => {
       const old = d;
       const writer = (await d.docker(['run', '-d', '--name', 'writer', 'busybox', 'sh', '-c', `sleep 0.5; ${WRITE}`])).stdout.trim();
       const ender = (await d.docker(['run', '-d', '--name', 'ender', 'busybox', 'sh', '-c', 'sleep 1; echo last words; exit 3'])).stdout.trim();
-      assert.equal(keepers(old.dir).length, 2, "a keeper holds each running container's pipe");
+      assert.equal(logKeepersUnder(old.dir).length, 2, "a keeper holds each running container's pipe");
       await d.stop(how);
       // both go on without berthd: the writer until its pipe is full, the other to its end
       await new Promise((r) => setTimeout(r, 2000));
@@ -40,7 +40,7 @@ describe('the log pipe across berthd restarts', () => {
       numbers.forEach((n, i) => i > 0 && assert.ok(n > numbers[i - 1], `line ${i} is ${n} after ${numbers[i - 1]}`));
       assert.equal((await daemon.docker(['logs', ender])).stdout, 'last words\n');
       assert.equal(JSON.parse((await daemon.docker(['inspect', ender])).stdout)[0].State.ExitCode, 3);
-      await until('no keeper left', async () => (keepers(old.dir).length === 0 ? true : undefined));
+      await until('no keeper left', async () => (logKeepersUnder(old.dir).length === 0 ? true : undefined));
       await daemon.docker(['rm', writer, ender]);
       await teardown(daemon);
       d = undefined;
@@ -48,19 +48,3 @@ describe('the log pipe across berthd restarts', () => {
     });
   }
 });
-
-/** The keepers alive whose fifo is under `dir`. */
-function keepers(dir: string): string[] {
-  const held: string[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8') !== 'sleep\0infinity\0') continue;
-      const target = readlinkSync(`/proc/${name}/fd/0`);
-      if (target.startsWith(dir)) held.push(target);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return held;
-}
