@@ -17,6 +17,7 @@ import type { ParsedMount } from './config/validate-mounts.js';
 import type { ContainerEvents } from './container-events.js';
 import { registerLinks } from './container-links.js';
 import type { ContainerRunner, LostRun } from './container-runner.js';
+import type { LogForwarder } from './logs/log-drivers.js';
 import { NoSuchContainerError, type ContainerStore } from './container-store.js';
 import { canMove, initialState, ZERO_TIME, type BareEnv, type ContainerRecord, type ContainerStatus } from './container-record.js';
 import { hasProcess, isActive, notRunningError } from './container-state.js';
@@ -69,7 +70,7 @@ export interface HealthProbes {
  * What writes a run's output to its log (logs/log-drain.ts): finish() once the run has ended, stop()
  * when berthd stops. Undefined when the run has no log pipe left (the exec root was lost).
  */
-export type LogDrains = (record: ContainerRecord) => { stop(): void; finish(): Promise<void> } | undefined;
+export type LogDrains = (record: ContainerRecord, forwarder?: LogForwarder) => { stop(): void; finish(): Promise<void> } | undefined;
 
 export interface ContainerServiceOptions {
   store: ContainerStore;
@@ -468,16 +469,16 @@ export class ContainerService {
       }
     });
     this.publish(record, 'start');
-    this.watch(record, handle.conmonPid, Date.now());
+    this.watch(record, handle.conmonPid, Date.now(), handle.logForwarder);
     this.opts.runs.started(record.id);
   }
 
-  private watch(record: ContainerRecord, conmonPid: number, startedAtMs: number): void {
+  private watch(record: ContainerRecord, conmonPid: number, startedAtMs: number, logForwarder?: LogForwarder): void {
     const stopWatching = new AbortController();
     let finish!: () => void;
     const run: Run = { conmonPid, startedAtMs, finished: new Promise((r) => (finish = r)), stopWatching };
     this.runs.set(record.id, run);
-    run.logs = this.opts.drainLogs(record);
+    run.logs = this.opts.drainLogs(record, logForwarder);
     run.health = watchHealth({
       record,
       probe: this.opts.health.healthProbe(record.id),
