@@ -1,13 +1,14 @@
 // A connection to a syslog server, dialled as srslog dials it (net.Dial, tls.Dial), with Go's
 // error texts: "dial tcp 127.0.0.1:514: connect: connection refused", "dial udp: address 99999:
 // invalid port", "x509: certificate signed by unknown authority", "EOF" for a server that hangs up
-// during the handshake. UDP sends each message as one datagram of a connected socket; tcp, tcp+tls
-// and unix write them to one stream.
+// during the handshake. UDP sends each message as one datagram of a connected socket, unixgram too
+// (through socat: node:dgram has no unix sockets); tcp, tcp+tls and unix write them to one stream.
 import dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import tls from 'node:tls';
 import { goErrnoText } from '../../lib/go-errno.js';
+import { openDatagramRelay, type DatagramRelay } from '../../runtime/datagram-relay.js';
 import { readSyslogTls, splitHostPort, SyslogOptionError, type SyslogConfig } from './syslog-options.js';
 
 /** A dial that failed, with Go's message. */
@@ -47,22 +48,77 @@ export async function dialSyslog(config: SyslogConfig, events: SyslogEvents): Pr
     case 'tcp+tls':
       return streamConnection(await connectTls(config), events);
     case 'unixgram':
-      throw new SyslogDialError(`dial unixgram ${config.address}: berth sends to unixgram sockets through socat, which is missing`);
+      return dialUnixgram(config.address, events);
     case 'local':
       return dialLocal(events);
   }
 }
 
-/** srslog's unixSyslog: the first of the usual local sockets that takes a connection. */
+const LOCAL_SYSLOG_PATHS = ['/dev/log', '/var/run/syslog', '/var/run/log'];
+
+/** srslog's unixSyslog: the first of the usual local sockets that takes a connection, datagram sockets first. */
 async function dialLocal(events: SyslogEvents): Promise<SyslogConnection> {
-  for (const path of ['/dev/log', '/var/run/syslog', '/var/run/log']) {
+  const dials = [...LOCAL_SYSLOG_PATHS.map((path) => () => dialUnixgram(path, events)), ...LOCAL_SYSLOG_PATHS.map((path) => async () => streamConnection(await connectStream({ network: 'unix', address: path }, () => net.connect({ path })), events))];
+  for (const dial of dials) {
     try {
-      return streamConnection(await connectStream({ network: 'unix', address: path }, () => net.connect({ path })), events);
+      return await dial();
     } catch {
       // the next one
     }
   }
   throw new SyslogDialError('Unix syslog delivery error');
+}
+
+/** A unix datagram socket, through socat (runtime/datagram-relay.ts): one datagram a message. */
+async function dialUnixgram(path: string, events: SyslogEvents): Promise<SyslogConnection> {
+  let relay: DatagramRelay;
+  try {
+    relay = await openDatagramRelay(path);
+  } catch (err) {
+    throw new SyslogDialError((err as Error).message);
+  }
+  let failed = false;
+  void relay.closed.then((why) => {
+    if (failed) return;
+    failed = true;
+    events.failed(new Error(why ?? 'the datagram relay ended'), true);
+  });
+  let waiting: Array<() => void> = [];
+  const settle = () => {
+    if (relay.queuedBytes() > 0 && !failed) return;
+    for (const w of waiting.splice(0)) w();
+  };
+  void relay.closed.then(settle);
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      settle();
+    });
+  return {
+    send: (bytes) => {
+      if (failed) return;
+      relay.send(bytes).then(
+        () => {
+          events.sent();
+          settle();
+        },
+        // the relay's end tells the failure
+        () => settle(),
+      );
+    },
+    bufferedBytes: () => (failed ? 0 : relay.queuedBytes()),
+    drained,
+    end: async () => {
+      failed = true;
+      relay.end();
+      await relay.closed;
+      waiting = [];
+    },
+    destroy: () => {
+      failed = true;
+      relay.kill();
+    },
+  };
 }
 
 interface HostPort {

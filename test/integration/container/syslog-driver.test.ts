@@ -6,8 +6,9 @@
 // logging keeps, or answers 501 with cache-disabled; bad options fail create and start with the
 // reference's messages. The receivers are the test's own, on 127.0.0.1 in berthd's namespace.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import type dgram from 'node:dgram';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -188,6 +189,37 @@ describe('syslog log driver', () => {
     const id = (await idOf('sl-unix')).slice(0, 12);
     await until('the message', () => got.lines().length, (n) => n >= 1);
     assert.match(got.lines()[0], new RegExp(`^<30>${STAMP} ${os.hostname()} ${id}\\[${berthdPid}\\]: via unix\\n$`));
+  });
+
+  test('a unixgram socket (through socat): one datagram a message', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'berth-syslog-dgram-'));
+    const socketPath = path.join(dir, 'log.sock');
+    // the receiver: socat reports each datagram's length (-x) and writes its bytes out
+    const receiver = spawn('socat', ['-x', '-u', `UNIX-RECV:${socketPath}`, 'STDOUT'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    closers.push(() => {
+      receiver.kill();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    let bytes = Buffer.alloc(0);
+    let report = '';
+    receiver.stdout.on('data', (d: Buffer) => (bytes = Buffer.concat([bytes, d])));
+    receiver.stderr.on('data', (d: Buffer) => (report += d.toString('latin1')));
+    await until('the socket', () => existsSync(socketPath), (ok) => ok);
+    const run = await d.docker(['run', '--name', 'sl-dgram', '--log-driver', 'syslog', '--log-opt', `syslog-address=unixgram://${socketPath}`, 'busybox', 'sh', '-c', 'echo one; echo two']);
+    assert.equal(run.code, 0, run.stderr);
+    const id = (await idOf('sl-dgram')).slice(0, 12);
+    const lengths = () => [...report.matchAll(/length=(\d+)/g)].map((m) => Number(m[1]));
+    await until('two datagrams', () => lengths().length, (n) => n >= 2);
+    await until('their bytes', () => bytes.length, (n) => n >= lengths()[0] + lengths()[1]);
+    const first = bytes.subarray(0, lengths()[0]).toString('latin1');
+    const second = bytes.subarray(lengths()[0], lengths()[0] + lengths()[1]).toString('latin1');
+    assert.match(first, new RegExp(`^<30>${STAMP} ${id}\\[${berthdPid}\\]: one\\n$`));
+    assert.match(second, new RegExp(`^<30>${STAMP} ${id}\\[${berthdPid}\\]: two\\n$`));
+    // a file that is no socket, as the reference's unixgram:///etc/hostname
+    const plain = path.join(dir, 'plain');
+    writeFileSync(plain, '');
+    const refused = await d.docker(['run', '--log-driver', 'syslog', '--log-opt', `syslog-address=unixgram://${plain}`, 'busybox', 'true']);
+    assert.match(refused.stderr, new RegExp(`failed to initialize logging driver: dial unixgram ${plain}: connect: connection refused\\n`));
   });
 
   test("bad options fail create with the reference's messages", async () => {
