@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
-import type { Berthd } from '../../helpers/berthd.js';
-import { startWithBusybox, teardown } from '../../helpers/containers.js';
+import { Berthd } from '../../helpers/berthd.js';
+import { startWithBusybox, sweep, teardown } from '../../helpers/containers.js';
 import { listenIn } from '../../helpers/netns.js';
 import { makeTlsFixtures, type TlsFixtures } from '../../helpers/tls.js';
 import { until } from '../../helpers/until.js';
@@ -305,5 +305,39 @@ describe('syslog log driver', () => {
     const id = await idOf('sl-down');
     const cache = readFileSync(path.join(d.dataRoot, 'containers', id, 'container-cached.log'));
     for (const n of [0, 1000, 1999]) assert.ok(cache.includes(`line ${n}`), `line ${n} is in the cache`);
+  });
+});
+
+describe('syslog across a daemon restart', () => {
+  let d: Berthd;
+  after(async () => {
+    await teardown(d);
+  });
+
+  test("a run the next berthd adopts goes on to the server (dialled with its first message, the new daemon's pid) and to the cache", async () => {
+    d = await startWithBusybox();
+    const { dataRoot, socket } = d;
+    const netns = d.netns as string;
+    const udp = await listenIn(netns, 'udp');
+    const got = receiveUdp(udp);
+    const address = `udp://127.0.0.1:${udp.address().port}`;
+    const script = 'echo before; while [ ! -e /tmp/go ]; do sleep 0.1; done; echo after';
+    const started = await d.docker(['run', '-d', '--name', 'sl-adopted', '--log-driver', 'syslog', '--log-opt', `syslog-address=${address}`, 'busybox', 'sh', '-c', script]);
+    assert.equal(started.code, 0, started.stderr);
+    await until('the first message', () => got.datagrams.length, (n) => n >= 1);
+    await d.stop('SIGTERM');
+    const old = d;
+    d = await Berthd.start({ dataRoot, socket, execRoot: `${old.dir}/exec`, netns });
+    const pid = Number(readFileSync(d.pidfile, 'utf8').trim());
+    assert.equal((await d.docker(['exec', 'sl-adopted', 'touch', '/tmp/go'])).code, 0);
+    assert.equal((await d.docker(['wait', 'sl-adopted'])).stdout.trim(), '0');
+    await until('the second message', () => got.datagrams.length, (n) => n >= 2);
+    const id = (await d.docker(['inspect', '-f', '{{.Id}}', 'sl-adopted'])).stdout.trim().slice(0, 12);
+    assert.match(got.datagrams[1].toString('latin1'), new RegExp(`^<30>${STAMP} ${id}\\[${pid}\\]: after\\n$`));
+    assert.equal((await d.docker(['logs', 'sl-adopted'])).stdout, 'before\nafter\n');
+    udp.close();
+    await d.docker(['rm', 'sl-adopted']);
+    await teardown(d);
+    sweep(old.dir);
   });
 });
