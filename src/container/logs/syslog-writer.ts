@@ -100,17 +100,20 @@ export class SyslogWriter {
     void conn.drained().then(() => (this.stalled = false));
   }
 
-  /** Sends what is buffered (for a few seconds at most), then closes. */
+  /** Sends what is buffered, then closes: a few seconds at most, a dial under way included (a run's end waits for this). */
   async close(): Promise<void> {
     this.closed = true;
-    await this.dialing;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_MS)));
+    // a dial that ends later finds the writer closed and lets its connection go
+    await Promise.race([this.dialing, deadline]);
     const conn = this.conn;
     this.conn = undefined;
-    if (conn === undefined) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([conn.end(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_MS)))]);
+    if (conn !== undefined) {
+      await Promise.race([conn.end(), deadline]);
+      conn.destroy();
+    }
     clearTimeout(timer);
-    conn.destroy();
     if (this.dropped > 0) this.opts.log.warn({ address: this.target(), dropped: this.dropped }, 'container log messages were dropped: the syslog server did not take them');
   }
 
