@@ -68,9 +68,10 @@ export interface HealthProbes {
 
 /**
  * What writes a run's output to its log (logs/log-drain.ts): finish() once the run has ended, stop()
- * when berthd stops. Undefined when the run has no log pipe left (the exec root was lost).
+ * when berthd stops (resolving once what it read is written). Undefined when the run has no log
+ * pipe left (the exec root was lost).
  */
-export type LogDrains = (record: ContainerRecord, forwarder?: LogForwarder) => { stop(): void; finish(): Promise<void> } | undefined;
+export type LogDrains = (record: ContainerRecord, forwarder?: LogForwarder) => { stop(): Promise<void>; finish(): Promise<void> } | undefined;
 
 export interface ContainerServiceOptions {
   store: ContainerStore;
@@ -93,7 +94,7 @@ interface Run {
   stopWatching: AbortController;
   health?: HealthWatch;
   /** what writes its output to the log */
-  logs?: { stop(): void; finish(): Promise<void> };
+  logs?: { stop(): Promise<void>; finish(): Promise<void> };
 }
 
 interface Waiter {
@@ -427,14 +428,17 @@ export class ContainerService {
   }
 
   /** Stops watching runs (the containers keep running under conmon) and cancels pending restarts. */
-  shutdown(): void {
+  async shutdown(): Promise<void> {
     this.shuttingDown = true;
     for (const { timer } of this.restartTimers.values()) clearTimeout(timer);
+    const drains: Array<Promise<void> | undefined> = [];
     for (const run of this.runs.values()) {
       run.health?.stop();
-      run.logs?.stop();
+      drains.push(run.logs?.stop());
       run.stopWatching.abort();
     }
+    // what the drains had read is written before the daemon goes (the rest waits in the pipes)
+    await Promise.all(drains);
   }
 
   // ---- internals ----
@@ -498,7 +502,7 @@ export class ContainerService {
       },
       (err: unknown) => {
         run.health?.stop();
-        run.logs?.stop();
+        void run.logs?.stop();
         if (!stopWatching.signal.aborted) this.opts.log.error({ err, id: record.id }, 'watching a container failed');
         finish();
       },

@@ -51,10 +51,11 @@ export class LogDrain {
     await this.done;
   }
 
-  /** berthd stops; the run goes on and the pipe keeps its output for the next berthd. */
-  stop(): void {
+  /** berthd stops; the run goes on and the pipe keeps its output for the next berthd. Resolves once what was read is written. */
+  stop(): Promise<void> {
     this.stopped = true;
     this.pipe.destroy();
+    return this.done;
   }
 
   private async drain(): Promise<void> {
