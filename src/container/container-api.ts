@@ -1,6 +1,7 @@
 // The container operations the API serves, over the area's parts: create decodes and normalizes
 // the body once and makes the container through the service's typed entry point; inspect and
 // list show views; the streams (attach, logs, stats, archives) come back as sessions, checked.
+import type { Logger } from 'pino';
 import type { Writable } from 'node:stream';
 import type { FilterArgs } from '../lib/filters.js';
 import type { StreamSession } from '../lib/stream-session.js';
@@ -30,6 +31,7 @@ export interface ContainerApiDeps extends ContainerViewDeps {
   limits: CreateLimits;
   dataRoot: string;
   metrics: ContainerMetrics;
+  log: Logger;
 }
 
 export function containerApi(deps: ContainerApiDeps) {
@@ -94,7 +96,7 @@ export function containerApi(deps: ContainerApiDeps) {
       return service.prune(pruneFilter(filters), (r) => directorySizeBytes(deps.rootfs.upperDir(r.id)));
     },
     attach: (ref: string, req: AttachRequest): AttachSession => attachContainer(deps, ref, req),
-    logs: (ref: string, req: LogsRequest): LogsSession => containerLogs(deps, ref, req),
+    logs: (ref: string, req: LogsRequest): Promise<LogsSession> => containerLogs(deps, ref, req),
     statPath: (ref: string, path: string) => deps.archive.statPath(ref, path),
     archivePath: (ref: string, path: string) => deps.archive.archivePath(ref, path),
     extractToDir: (ref: string, req: ExtractRequest) => deps.archive.extractToDir(ref, req),

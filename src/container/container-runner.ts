@@ -13,7 +13,7 @@ import { readExitFile, removeExitFiles, type ExitRecord } from '../runtime/exit-
 import type { OciSpec } from '../runtime/oci-spec.js';
 import type { Runc } from '../runtime/runc.js';
 import { translateRuntimeError } from '../runtime/runtime-errors.js';
-import { logWriting } from './logs/log-drivers.js';
+import { logWriting, openLogForwarder, type LogForwarder } from './logs/log-drivers.js';
 import { makeLogPipe, releaseLogPipe } from '../runtime/log-pipe.js';
 import type { ContainerPaths } from './container-paths.js';
 import { buildContainerSpec } from './spec/build-spec.js';
@@ -31,6 +31,8 @@ import type { ContainerRecord } from './container-record.js';
 export interface RunHandle {
   conmonPid: number;
   pid: number;
+  /** the syslog driver's connection, dialled at the start, for the run's log drain */
+  logForwarder?: LogForwarder;
 }
 
 export interface ContainerRunnerOptions {
@@ -69,6 +71,7 @@ export class ContainerRunner {
     const bundle = paths.bundle(id);
     let created = false;
     let plumbed: Promise<{ error: unknown } | undefined> | undefined;
+    let logForwarder: LogForwarder | undefined;
     try {
       // the root filesystem, the volumes and the network's first half are made side by side; a failure of any undoes all
       const links = this.opts.links(record);
@@ -100,8 +103,8 @@ export class ContainerRunner {
         () => undefined,
         (error: unknown) => ({ error }),
       );
-      // bad log options fail the start, as dockerd's logger does
-      logWriting(record);
+      // bad log options, and a syslog server that can't be reached, fail the start, as dockerd's logger does
+      logForwarder = await openLogForwarder(logWriting(record, paths.log(record).logPath), this.opts.log);
       // conmon writes the output into the pipe berthd's log drain reads (log-pipe.ts)
       const logFifo = await makeLogPipe(bundle);
       const started = await startUnderConmon({
@@ -125,8 +128,9 @@ export class ContainerRunner {
       const failure = await plumbed;
       if (failure !== undefined) throw failure.error;
       await runc.start(id);
-      return { conmonPid: started.conmonPid, pid: started.containerPid };
+      return { conmonPid: started.conmonPid, pid: started.containerPid, logForwarder };
     } catch (err) {
+      await logForwarder?.close();
       // the plugins' work is undone once it is over
       await plumbed;
       await this.clear(id, { killFirst: created }).catch((e: unknown) => this.opts.log.warn({ err: e, id }, 'clearing a failed start'));

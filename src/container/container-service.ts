@@ -17,6 +17,7 @@ import type { ParsedMount } from './config/validate-mounts.js';
 import type { ContainerEvents } from './container-events.js';
 import { registerLinks } from './container-links.js';
 import type { ContainerRunner, LostRun } from './container-runner.js';
+import type { LogForwarder } from './logs/log-drivers.js';
 import { NoSuchContainerError, type ContainerStore } from './container-store.js';
 import { canMove, initialState, ZERO_TIME, type BareEnv, type ContainerRecord, type ContainerStatus } from './container-record.js';
 import { hasProcess, isActive, notRunningError } from './container-state.js';
@@ -67,9 +68,10 @@ export interface HealthProbes {
 
 /**
  * What writes a run's output to its log (logs/log-drain.ts): finish() once the run has ended, stop()
- * when berthd stops. Undefined when the run has no log pipe left (the exec root was lost).
+ * when berthd stops (resolving once what it read is written). Undefined when the run has no log
+ * pipe left (the exec root was lost).
  */
-export type LogDrains = (record: ContainerRecord) => { stop(): void; finish(): Promise<void> } | undefined;
+export type LogDrains = (record: ContainerRecord, forwarder?: LogForwarder) => { stop(): Promise<void>; finish(): Promise<void> } | undefined;
 
 export interface ContainerServiceOptions {
   store: ContainerStore;
@@ -92,7 +94,7 @@ interface Run {
   stopWatching: AbortController;
   health?: HealthWatch;
   /** what writes its output to the log */
-  logs?: { stop(): void; finish(): Promise<void> };
+  logs?: { stop(): Promise<void>; finish(): Promise<void> };
 }
 
 interface Waiter {
@@ -426,14 +428,17 @@ export class ContainerService {
   }
 
   /** Stops watching runs (the containers keep running under conmon) and cancels pending restarts. */
-  shutdown(): void {
+  async shutdown(): Promise<void> {
     this.shuttingDown = true;
     for (const { timer } of this.restartTimers.values()) clearTimeout(timer);
+    const drains: Array<Promise<void> | undefined> = [];
     for (const run of this.runs.values()) {
       run.health?.stop();
-      run.logs?.stop();
+      drains.push(run.logs?.stop());
       run.stopWatching.abort();
     }
+    // what the drains had read is written before the daemon goes (the rest waits in the pipes)
+    await Promise.all(drains);
   }
 
   // ---- internals ----
@@ -468,16 +473,16 @@ export class ContainerService {
       }
     });
     this.publish(record, 'start');
-    this.watch(record, handle.conmonPid, Date.now());
+    this.watch(record, handle.conmonPid, Date.now(), handle.logForwarder);
     this.opts.runs.started(record.id);
   }
 
-  private watch(record: ContainerRecord, conmonPid: number, startedAtMs: number): void {
+  private watch(record: ContainerRecord, conmonPid: number, startedAtMs: number, logForwarder?: LogForwarder): void {
     const stopWatching = new AbortController();
     let finish!: () => void;
     const run: Run = { conmonPid, startedAtMs, finished: new Promise((r) => (finish = r)), stopWatching };
     this.runs.set(record.id, run);
-    run.logs = this.opts.drainLogs(record);
+    run.logs = this.opts.drainLogs(record, logForwarder);
     run.health = watchHealth({
       record,
       probe: this.opts.health.healthProbe(record.id),
@@ -497,7 +502,7 @@ export class ContainerService {
       },
       (err: unknown) => {
         run.health?.stop();
-        run.logs?.stop();
+        void run.logs?.stop();
         if (!stopWatching.signal.aborted) this.opts.log.error({ err, id: record.id }, 'watching a container failed');
         finish();
       },

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { Runc } from '../runtime/runc.js';
-import { logWriting } from './logs/log-drivers.js';
+import { logSinks, logWriting, type LogForwarder } from './logs/log-drivers.js';
 import { LogDrain } from './logs/log-drain.js';
 import { openLogPipe } from '../runtime/log-pipe.js';
 import { resolveCommand } from '../runtime/tool-path.js';
@@ -63,17 +63,22 @@ export async function createContainers(deps: ContainersDeps) {
   const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks, volumes, links });
   const processes = new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir });
   const execs = new ExecService({ store, runs, events, runner, rootfs, processes, log });
-  const drainLogs = (record: ContainerRecord) => {
+  const drainLogs = (record: ContainerRecord, forwarder?: LogForwarder) => {
     const bundleDir = paths.bundle(record.id);
     let pipe;
     try {
       pipe = openLogPipe(bundleDir);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        void forwarder?.close();
+        return undefined;
+      }
       throw err;
     }
     // the options were checked when the run started
-    return new LogDrain({ pipe, bundleDir, file: paths.log(record).file, ...logWriting(record), log });
+    const driverLog = paths.log(record);
+    const sinks = logSinks(driverLog.file, logWriting(record, driverLog.logPath, { running: true }), forwarder, log);
+    return new LogDrain({ pipe, bundleDir, sinks, log });
   };
   const { metrics } = deps;
   const health = { healthProbe: (id: string) => countedProbe(execs.healthProbe(id), metrics) };
@@ -88,7 +93,7 @@ export async function createContainers(deps: ContainersDeps) {
   const archive = new ContainerArchive({ rootfs, store, events });
   const limits = daemonCreateLimits(mergeLogConfig(deps.logConfig));
   return {
-    api: containerApi({ ...viewDeps, service, store, events, archive, limits, dataRoot, metrics }),
+    api: containerApi({ ...viewDeps, service, store, events, archive, limits, dataRoot, metrics, log }),
     execApi: execApi(execs),
     networkConnectApi: networkConnectApi(service, networks),
     commitApi: {

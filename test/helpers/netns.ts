@@ -6,6 +6,8 @@
 // the host. Whatever a test leaves (it failed, or a signal stopped it) goes at exit: the processes
 // it started are killed and every mount under the folder is undone.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import type dgram from 'node:dgram';
+import type net from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -91,4 +93,27 @@ export function vethBetween(a: VethEnd, b: VethEnd): void {
     execIn(end.netns, 'ip', ['addr', 'add', end.address, 'dev', end.name]);
     execIn(end.netns, 'ip', ['link', 'set', end.name, 'up']);
   }
+}
+
+/**
+ * A listening socket in the namespace at `netns`, for this process: a TCP server or a bound UDP
+ * socket on 127.0.0.1 with an ephemeral port, made by a node child there and handed over through
+ * its IPC channel (a socket keeps the namespace it was made in), so that a test serves the code
+ * under test in its namespace with node:net and node:dgram.
+ */
+export function listenIn(netns: string, kind: 'tcp'): Promise<net.Server>;
+export function listenIn(netns: string, kind: 'udp'): Promise<dgram.Socket>;
+export function listenIn(netns: string, kind: 'tcp' | 'udp'): Promise<net.Server | dgram.Socket> {
+  const script =
+    kind === 'udp'
+      ? "const s = require('node:dgram').createSocket('udp4'); s.bind(0, '127.0.0.1', () => process.send('udp', s, () => process.exit(0)));"
+      : "const s = require('node:net').createServer(); s.listen(0, '127.0.0.1', () => process.send('tcp', s, () => process.exit(0)));";
+  return new Promise((resolve, reject) => {
+    const child = spawn('nsenter', [`--net=${netns}`, '--', process.execPath, '-e', script], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr?.on('data', (d) => (stderr += d));
+    child.once('message', (_m, handle) => resolve(handle as net.Server | dgram.Socket));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`listening in ${netns} failed (${code}): ${stderr}`)));
+  });
 }

@@ -83,7 +83,7 @@ describe('normalizeCreate', () => {
   });
   it('refuses a container without a command, and checks the log config and sysctls', () => {
     assert.throws(() => create({ Image: '' }, '1.41', null), { kind: 'invalidParameter', message: 'No command specified' });
-    assert.throws(() => create({ Image: 'x', HostConfig: { LogConfig: { Type: 'syslog' } } }), { message: 'error looking up logging plugin syslog: plugin "syslog" not found' });
+    assert.throws(() => create({ Image: 'x', HostConfig: { LogConfig: { Type: 'nosuch' } } }), { message: 'error looking up logging plugin nosuch: plugin "nosuch" not found' });
     assert.throws(() => create({ Image: 'x', HostConfig: { Sysctls: { 'kernel.foo': '1' } } }), { message: 'sysctl "kernel.foo" is not in a separate kernel namespace' });
   });
   it('refuses a bad NetworkingConfig', () => {

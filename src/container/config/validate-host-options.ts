@@ -2,7 +2,7 @@
 // log driver and options, runtime, isolation, /dev/shm size, OOM score.
 import { EngineError, invalidParameter } from '../../errors.js';
 import type { HostConfig, LogConfig } from './types.js';
-import { LOG_DRIVER_OPTIONS } from '../logs/log-options.js';
+import { CACHE_OPTIONS, LOG_DRIVER_OPTIONS, validateCacheOptions, validateDriverOptions } from '../logs/log-options.js';
 
 /** The runtimes berth has. */
 export const RUNTIMES = ['runc'] as const;
@@ -30,11 +30,13 @@ export function validateRestartPolicy(hc: HostConfig): void {
 
 /**
  * Fills the daemon's driver (log-driver) and, for that driver, its options under the container's
- * (log-opts), then checks the options, as dockerd's mergeAndVerifyLogConfig.
+ * (log-opts), and the daemon's cache options whatever the driver, then checks the options, as
+ * dockerd's mergeAndVerifyLogConfig.
  */
 export function mergeLogConfig(lc: LogConfig | undefined, daemon: Required<LogConfig> = { Type: 'json-file', Config: {} }): Required<LogConfig> {
   const type = lc?.Type || daemon.Type;
-  const out = { Type: type, Config: type === daemon.Type ? { ...daemon.Config, ...(lc?.Config ?? {}) } : (lc?.Config ?? {}) };
+  const out = { Type: type, Config: type === daemon.Type ? { ...daemon.Config, ...(lc?.Config ?? {}) } : { ...(lc?.Config ?? {}) } };
+  for (const key of CACHE_OPTIONS) if (key in daemon.Config && !(key in out.Config)) out.Config[key] = daemon.Config[key];
   if (out.Type === 'none') return out;
   const mode = out.Config.mode ?? '';
   if (!['', 'blocking', 'non-blocking'].includes(mode)) throw invalidParameter(`logger: logging mode not supported: ${mode}`);
@@ -44,13 +46,9 @@ export function mergeLogConfig(lc: LogConfig | undefined, daemon: Required<LogCo
       throw invalidParameter(`error parsing option max-buffer-size: invalid size: '${out.Config['max-buffer-size']}'`);
     }
   }
-  const accepted = LOG_DRIVER_OPTIONS[out.Type];
-  if (accepted === undefined) throw invalidParameter(`error looking up logging plugin ${out.Type}: plugin "${out.Type}" not found`);
-  for (const key of Object.keys(out.Config)) {
-    if (accepted.includes(key)) continue;
-    // each driver words it its own way
-    throw invalidParameter(out.Type === 'json-file' ? `unknown log opt '${key}' for json-file log driver` : `unknown log opt '${key}' for log driver ${out.Type}`);
-  }
+  validateCacheOptions(out.Config);
+  if (LOG_DRIVER_OPTIONS[out.Type] === undefined) throw invalidParameter(`error looking up logging plugin ${out.Type}: plugin "${out.Type}" not found`);
+  validateDriverOptions(out.Type, out.Config);
   return out;
 }
 

@@ -1,14 +1,19 @@
 // GET /containers/{id}/logs as the container area serves it: the streams asked for and the
 // container are checked first (400, 404, and 501 for the `none` log driver, as dockerd), then the
-// times (400); the session then reads the log: to its end for a stopped container, following a
-// running one until its run ends. With timestamps, each record goes with its time (UTC, nine digits) and a space.
+// driver, as dockerd's getLogger starts it for a container that is not running (a syslog server
+// that can't be reached is a 500), and whether it can be read (501 for syslog without its cache),
+// then the times (400); the session then reads the log: to its end for a stopped container,
+// following a running one until its run ends. With timestamps, each record goes with its time
+// (UTC, nine digits) and a space.
 import { invalidParameter, notImplemented } from '../../errors.js';
 import type { FrameSink, StreamSession } from '../../lib/stream-session.js';
 import { parseTimestampNanos } from '../../lib/timestamp.js';
 import type { ContainerPaths } from '../container-paths.js';
 import type { ContainerService } from '../container-service.js';
 import { hasProcess } from '../container-state.js';
+import type { Logger } from 'pino';
 import { readContainerLog, type LogEntry } from './container-log.js';
+import { checkLogReadable } from './log-drivers.js';
 
 /** the most a frame of gathered records holds */
 const FRAME_BYTES = 64 * 1024;
@@ -30,11 +35,15 @@ export interface LogsSession extends StreamSession<FrameSink> {
   tty: boolean;
 }
 
-export function containerLogs(deps: { service: ContainerService; paths: ContainerPaths }, ref: string, req: LogsRequest): LogsSession {
+export async function containerLogs(deps: { service: ContainerService; paths: ContainerPaths; log: Logger }, ref: string, req: LogsRequest): Promise<LogsSession> {
   if (!req.stdout && !req.stderr) throw invalidParameter('Bad parameters: you must choose at least one stream');
   const record = deps.service.get(ref);
   // the log is still kept (attach follows it), but as with dockerd, a `none` driver has nothing to read
-  if (record.hostConfig.LogConfig?.Type === 'none') throw notImplemented('configured logging driver does not support reading');
+  const cannotRead = () => notImplemented('configured logging driver does not support reading');
+  if (record.hostConfig.LogConfig?.Type === 'none') throw cannotRead();
+  if (!hasProcess(record.state.status)) await checkLogReadable(record, deps.log);
+  const log = deps.paths.log(record);
+  if (!log.readable) throw cannotRead();
   const sinceNs = parseTimestampNanos('since', req.since ?? null);
   const untilNs = parseTimestampNanos('until', req.until ?? null);
   const id = record.id;
@@ -52,7 +61,6 @@ export function containerLogs(deps: { service: ContainerService; paths: Containe
         pending = undefined;
         if (sending !== undefined) await out.write(sending.stream, Buffer.concat(sending.parts, sending.sizeBytes));
       };
-      const log = deps.paths.log(record);
       const entries = readContainerLog(log.file, log.codec, {
         stdout: req.stdout,
         stderr: req.stderr,

@@ -1,25 +1,30 @@
 // Reads a run's output from its log pipe (log-pipe.ts), makes dockerd's messages of it
-// (message-assembler.ts) and writes them to the log file in the driver's format, rotating it
-// (rotating-log-file.ts). The pipe is not read while a write is under way, so the container can't
-// outrun the disk. It ends when the pipe does: the run has ended and every byte of it is written.
+// (message-assembler.ts) and hands each to the driver's sinks: the log file in the driver's format
+// (file-log-sink.ts) and, for syslog, the server (syslog-writer.ts) beside its local cache. The
+// pipe is not read while the sinks flush what a read brought, so the container can't outrun the
+// disk. It ends when the pipe does: the run has ended and every byte of it is written.
 import type { Logger } from 'pino';
 import type net from 'node:net';
-import { EntryBatch } from './entry-batch.js';
-import type { LogEncoder, LogMessage } from './log-codecs.js';
+import type { LogMessage } from './log-codecs.js';
 import { MessageAssembler } from './message-assembler.js';
 import { releaseLogPipe } from '../../runtime/log-pipe.js';
-import { RotatingLogFile } from './rotating-log-file.js';
-import type { LogRotation } from './log-options.js';
 
 /** how long the end of the output may take once the run has ended (conmon exits right after) */
 const END_WAIT_MS = 10_000;
 
+/** Where a drain's messages go. A sink deals with its own failures: the drain goes on regardless. */
+export interface LogSink {
+  /** Takes one message; its line is valid only during the call. */
+  put(msg: LogMessage): void;
+  /** After each read of the pipe: what was put goes out (the pipe waits for it). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface LogDrainOptions {
   pipe: net.Socket;
   bundleDir: string;
-  file: string;
-  encoder: LogEncoder;
-  rotation: LogRotation | undefined;
+  sinks: readonly LogSink[];
   log: Logger;
 }
 
@@ -46,47 +51,32 @@ export class LogDrain {
     await this.done;
   }
 
-  /** berthd stops; the run goes on and the pipe keeps its output for the next berthd. */
-  stop(): void {
+  /** berthd stops; the run goes on and the pipe keeps its output for the next berthd. Resolves once what was read is written. */
+  stop(): Promise<void> {
     this.stopped = true;
     this.pipe.destroy();
+    return this.done;
   }
 
   private async drain(): Promise<void> {
-    const { encoder, pipe, log } = this.opts;
-    // a log that can't be written never holds the container up: its output is read and dropped
-    const file = await RotatingLogFile.open(this.opts.file, this.opts.rotation).catch((err: unknown) => {
-      log.warn({ err, file: this.opts.file }, "opening a container log failed: the run's output is dropped");
-      return undefined;
+    const { pipe, sinks, log } = this.opts;
+    const assembler = new MessageAssembler((msg: LogMessage) => {
+      for (const sink of sinks) sink.put(msg);
     });
-    const batch = new EntryBatch();
-    const assembler = new MessageAssembler((msg: LogMessage) => encoder.encode(msg, batch));
-    let failing = false;
-    const writeBatch = async () => {
-      try {
-        await file?.write(batch.bytes(), batch.ends);
-        failing = false;
-      } catch (err) {
-        // a full disk: dropped, as dockerd's logger drops what it can't write, and said once a streak
-        if (!failing) log.warn({ err, file: this.opts.file }, 'writing a container log failed: output is dropped until it works again');
-        failing = true;
-      } finally {
-        batch.reset();
-      }
-    };
+    const flush = () => Promise.all(sinks.map((sink) => sink.flush()));
     try {
-      // paused between reads: conmon blocks on the full pipe while the file is written and rotated
+      // paused between reads: conmon blocks on the full pipe while the sinks flush
       for await (const chunk of pipe) {
         assembler.push(chunk as Buffer);
-        await writeBatch();
+        await flush();
       }
     } catch (err) {
-      if (!this.stopped) log.warn({ err, file: this.opts.file }, 'reading a container log pipe failed');
+      if (!this.stopped) log.warn({ err, bundleDir: this.opts.bundleDir }, 'reading a container log pipe failed');
     } finally {
       // a line cut by berthd's stop goes out as a partial message: its bytes are kept
       assembler.end();
-      await writeBatch();
-      await file?.close().catch((err: unknown) => log.warn({ err, file: this.opts.file }, 'closing a container log failed'));
+      await flush();
+      await Promise.all(sinks.map((sink) => sink.close()));
     }
   }
 }

@@ -1,19 +1,61 @@
-// The log drivers berth has and their options, as dockerd 20.10's json-file and local drivers take
-// them (daemon/logger/jsonfilelog, daemon/logger/local): option names are checked at create, values
-// when the container starts ("failed to initialize logging driver: ..."). At max-size the file
+// The log drivers berth has and their options, as dockerd 20.10's json-file, local and syslog
+// drivers take them (daemon/logger/jsonfilelog, local, syslog): option names are checked at create
+// (and syslog's values, as its ValidateLogOpt does), the rest when the container starts ("failed to
+// initialize logging driver: ..."). Every driver but none also takes dockerd's own options: mode,
+// max-buffer-size, and the local cache's cache-disabled, cache-max-file, cache-max-size and
+// cache-compress (daemon/logger/loggerutils/cache: only cache-disabled's value is checked, and
+// 20.10's cache never reads the other three). At max-size the file
 // becomes <log>.1 (older ones shift up to max-file - 1, compressed with compress) and a new one
 // starts (rotating-log-file.ts). json-file keeps one unlimited file by default; local 5 files of
 // 20 MB, compressed.
-import { EngineError } from '../../errors.js';
+import { EngineError, invalidParameter } from '../../errors.js';
 import { parseGoBool } from '../../lib/go-bool.js';
+import { SYSLOG_OPTIONS, SyslogOptionError, validateSyslogOptions } from './syslog-options.js';
 
-const COMMON_OPTIONS = ['mode', 'max-buffer-size'];
+/** the local cache's options, which every driver takes (and only syslog uses) */
+export const CACHE_OPTIONS = ['cache-disabled', 'cache-max-file', 'cache-max-size', 'cache-compress'];
+
+const COMMON_OPTIONS = ['mode', 'max-buffer-size', ...CACHE_OPTIONS];
 
 export const LOG_DRIVER_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   'json-file': [...COMMON_OPTIONS, 'max-file', 'max-size', 'compress', 'labels', 'labels-regex', 'env', 'env-regex', 'tag'],
   local: [...COMMON_OPTIONS, 'max-file', 'max-size', 'compress'],
+  syslog: [...COMMON_OPTIONS, ...SYSLOG_OPTIONS],
   none: [],
 };
+
+/** The drivers `docker logs` can't read, and whose output goes to a local cache that it reads instead. */
+export const CACHED_DRIVERS: readonly string[] = ['syslog'];
+
+/** validateLogCacheOpts: cache-disabled must be a boolean. */
+export function validateCacheOptions(opts: Readonly<Record<string, string>>): void {
+  const disabled = opts['cache-disabled'];
+  if (disabled && parseGoBool(disabled) === undefined) throw invalidParameter(`invalid value for option cache-disabled: ${disabled}`);
+}
+
+/** ShouldUseCache: on unless cache-disabled says otherwise. */
+export function cacheEnabled(opts: Readonly<Record<string, string>>): boolean {
+  const disabled = opts['cache-disabled'];
+  return !disabled || parseGoBool(disabled) === false;
+}
+
+/** The driver's ValidateLogOpt: the names it takes, each driver wording it its own way, then syslog's values. */
+export function validateDriverOptions(driver: string, opts: Readonly<Record<string, string>>): void {
+  const accepted = LOG_DRIVER_OPTIONS[driver];
+  for (const key of Object.keys(opts)) {
+    if (accepted.includes(key)) continue;
+    if (driver === 'json-file') throw invalidParameter(`unknown log opt '${key}' for json-file log driver`);
+    if (driver === 'syslog') throw invalidParameter(`unknown log opt '${key}' for syslog log driver`);
+    throw invalidParameter(`unknown log opt '${key}' for log driver ${driver}`);
+  }
+  if (driver !== 'syslog') return;
+  try {
+    validateSyslogOptions(opts);
+  } catch (err) {
+    if (err instanceof SyslogOptionError) throw invalidParameter(err.message);
+    throw err;
+  }
+}
 
 export interface LogRotation {
   maxSizeBytes: number;

@@ -46,7 +46,7 @@ const backend: ContainerStreamsBackend = {
       },
     };
   },
-  logs(id, req) {
+  async logs(id, req) {
     const container = target(id);
     return {
       tty: container.tty,

@@ -8,7 +8,7 @@ import type { ContainerStreamsBackend } from './streams-backend.js';
 
 export function containerLogs(backend: ContainerStreamsBackend): Handler {
   return async (ctx) => {
-    const session = backend.logs(ctx.params.id, {
+    const session = await backend.logs(ctx.params.id, {
       stdout: queryBool(ctx.query, 'stdout'),
       stderr: queryBool(ctx.query, 'stderr'),
       since: ctx.query.get('since') ?? undefined,

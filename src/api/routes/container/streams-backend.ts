@@ -7,5 +7,5 @@ export interface ContainerStreamsBackend {
   /** Bad detach keys (400), NoSuchContainer, or 409 for a paused or restarting container, in dockerd's words. */
   attach(idOrName: string, req: AttachRequest): AttachSession;
   /** No stream chosen (400), NoSuchContainer, or 501 for the `none` log driver. */
-  logs(idOrName: string, req: LogsRequest): LogsSession;
+  logs(idOrName: string, req: LogsRequest): Promise<LogsSession>;
 }
