@@ -2,7 +2,7 @@
 // starting it under conmon, signalling it, noticing its end (conmon's exit file, or conmon gone),
 // and clearing what a run leaves (runc's state, the mount). It keeps no state of its own beyond
 // the exit watches: the facts live in files conmon and runc write.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -194,6 +194,16 @@ export class ContainerRunner {
     } catch (err) {
       this.opts.log.warn({ err, id }, 'taking removed links out of /etc/hosts');
     }
+  }
+
+  /**
+   * Whether a container without a run has what a run makes: a bundle, runc's state, a mounted root
+   * filesystem. A start the daemon's end cut short leaves them (its conmon and runc's container
+   * may even have gone on without it), as does a copy's or a build step's mount of a stopped one.
+   */
+  hasRunLeftovers(id: string): boolean {
+    const { paths, rootfs } = this.opts;
+    return existsSync(paths.bundle(id)) || existsSync(path.join(paths.runcRoot, id)) || (rootfs.get(id) !== undefined && rootfs.isMounted(id));
   }
 
   /** Clears what a run leaves: runc's state (killing what is left with killFirst), the bundle, the mount. */

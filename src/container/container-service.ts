@@ -414,6 +414,11 @@ export class ContainerService {
         return;
       }
     }
+    // no run, but what one makes: a start or a mount the daemon's end cut short (moby's restore deletes such a task too)
+    if (this.opts.runner.hasRunLeftovers(record.id)) {
+      this.opts.log.info({ id: record.id }, 'clearing what an interrupted start left');
+      await this.opts.runner.clear(record.id, { killFirst: true }).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'clearing what an interrupted start left'));
+    }
     if (s.hasBeenStarted && startsWithDaemon(record.hostConfig.RestartPolicy, s.stoppedByUser)) {
       await this.serial(record.id, () => this.launch(record)).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'restart at daemon start failed'));
     }

@@ -1,0 +1,57 @@
+// What a kill -9 of berthd can leave, put back in order at the next start: the states the crash
+// harness (test/crash) found, made here on purpose, each by killing a daemon and leaving its data
+// and exec roots as the kill would have at a worse moment (a record not yet saved, a removal cut
+// midway), then starting a new daemon on them.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Berthd } from '../../helpers/berthd.js';
+import { inspectContainer, startWithBusybox, sweep, teardown } from '../../helpers/containers.js';
+import { conmonsOf, mountsUnder } from '../../helpers/leftovers.js';
+import { execIn } from '../../helpers/netns.js';
+
+/** A new berthd on the roots, socket and namespace of one killed. */
+function restartOn(old: Berthd): Promise<Berthd> {
+  return Berthd.start({ dataRoot: old.dataRoot, socket: old.socket, execRoot: path.join(old.dir, 'exec'), netns: old.netns });
+}
+
+function editRecord(d: Berthd, id: string, edit: (record: { state: { status: string } }) => void): void {
+  const file = path.join(d.dataRoot, 'containers', id, 'container.json');
+  const record = JSON.parse(readFileSync(file, 'utf8')) as { state: { status: string } };
+  edit(record);
+  writeFileSync(file, JSON.stringify(record));
+}
+
+describe('a restart after a kill', () => {
+  const daemons: Berthd[] = [];
+  after(async () => {
+    for (const d of daemons.reverse()) {
+      if (d.proc.exitCode === null && d.proc.signalCode === null) await teardown(d);
+      sweep(d.dir);
+    }
+  });
+
+  it('clears a start the kill cut short: no conmon, runc container, mount or namespace is left, and the container starts', async () => {
+    const first = await startWithBusybox();
+    daemons.push(first);
+    const id = (await first.docker(['run', '-d', 'busybox', 'sleep', '300'])).stdout.trim();
+    await first.stop('SIGKILL');
+    // killed after runc started the container, before the record said so
+    editRecord(first, id, (r) => (r.state.status = 'created'));
+    const d = await restartOn(first);
+    daemons.push(d);
+    assert.equal((await inspectContainer(d, id)).State.Status, 'created');
+    assert.deepEqual(conmonsOf(first), []);
+    assert.ok(!existsSync(path.join(first.dir, 'exec', 'runc', id)), 'runc state left');
+    assert.deepEqual(mountsUnder(path.join(first.dataRoot, 'rootfs', id)), []);
+    assert.ok(!existsSync(path.join(first.dir, 'exec', 'netns', id)), 'network namespace left');
+    const veths = execIn(d.netns!, 'ip', ['-br', 'link', 'show', 'type', 'veth']).trim();
+    assert.equal(veths, '');
+    const start = await d.docker(['start', id]);
+    assert.equal(start.code, 0, start.stderr);
+    assert.equal((await inspectContainer(d, id)).State.Status, 'running');
+    await d.docker(['rm', '-f', id]);
+    await teardown(d);
+  });
+});
