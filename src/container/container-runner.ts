@@ -221,7 +221,8 @@ export class ContainerRunner {
       this.opts.volumes.unmountFor(id),
       (async () => {
         if (isMountPoint(shm)) await unmountShm(shm);
-        await this.opts.rootfs.unmount(id);
+        // a removal the daemon's end cut short may have taken the root filesystem already
+        if (this.opts.rootfs.get(id) !== undefined) await this.opts.rootfs.unmount(id);
       })(),
     ]);
     const failed = undone.find((r) => r.status === 'rejected');

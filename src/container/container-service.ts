@@ -624,7 +624,8 @@ export class ContainerService {
     }
     if (record.state.status !== 'removing') this.setStatus(record, 'removing');
     // the end of the last run cleared its runtime state already; the root filesystem goes now
-    await this.opts.rootfs.remove(record.id);
+    // (unless a removal the daemon's end cut short took it: the record goes last)
+    if (this.opts.rootfs.get(record.id) !== undefined) await this.opts.rootfs.remove(record.id);
     this.store.delete(record);
     this.lastRestartDelayMs.delete(record.id);
     if (opts.removeVolumes) await this.removeAnonymousVolumes(record);

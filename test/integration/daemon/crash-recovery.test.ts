@@ -3,7 +3,7 @@
 // and exec roots as the kill would have at a worse moment (a record not yet saved, a removal cut
 // midway), then starting a new daemon on them.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Berthd } from '../../helpers/berthd.js';
@@ -52,6 +52,20 @@ describe('a restart after a kill', () => {
     assert.equal(start.code, 0, start.stderr);
     assert.equal((await inspectContainer(d, id)).State.Status, 'running');
     await d.docker(['rm', '-f', id]);
+    await teardown(d);
+  });
+
+  it('finishes a removal the kill cut after the root filesystem went', async () => {
+    const first = await startWithBusybox();
+    daemons.push(first);
+    const id = (await first.docker(['create', 'busybox', 'true'])).stdout.trim();
+    await first.stop('SIGKILL');
+    editRecord(first, id, (r) => (r.state.status = 'removing'));
+    rmSync(path.join(first.dataRoot, 'rootfs', id), { recursive: true });
+    const d = await restartOn(first);
+    daemons.push(d);
+    assert.equal((await d.request('GET', `/containers/${id}/json`)).status, 404);
+    assert.ok(!existsSync(path.join(first.dataRoot, 'containers', id)));
     await teardown(d);
   });
 });
