@@ -2,7 +2,7 @@
 // starting it under conmon, signalling it, noticing its end (conmon's exit file, or conmon gone),
 // and clearing what a run leaves (runc's state, the mount). It keeps no state of its own beyond
 // the exit watches: the facts live in files conmon and runc write.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -204,6 +204,27 @@ export class ContainerRunner {
   hasRunLeftovers(id: string): boolean {
     const { paths, rootfs } = this.opts;
     return existsSync(paths.bundle(id)) || existsSync(path.join(paths.runcRoot, id)) || (rootfs.get(id) !== undefined && rootfs.isMounted(id));
+  }
+
+  /**
+   * Deletes what conmon left in the exec root for a container being removed, or one no record
+   * knows after a restart: its exit file and its attach socket's folder (nothing else removes them).
+   */
+  async forget(id: string): Promise<void> {
+    const { paths } = this.opts;
+    await removeExitFiles({ exitDir: paths.exitDir, containerId: id });
+    rmSync(path.join(paths.socketDir, id), { recursive: true, force: true });
+  }
+
+  /** Deletes the exit files and socket folders conmon left for containers none of `known` (after a restart: removals it cut short). */
+  sweepConmonLeftovers(known: ReadonlySet<string>): void {
+    const { paths } = this.opts;
+    for (const dir of [paths.exitDir, paths.socketDir]) {
+      for (const name of readdirSync(dir)) {
+        // conmon writes an exit file beside its place first (`<id>.XXXXXX`), then renames it
+        if (!known.has(name.replace(/\.[A-Za-z0-9]{6}$/, ''))) rmSync(path.join(dir, name), { recursive: true, force: true });
+      }
+    }
   }
 
   /** Clears what a run leaves: runc's state (killing what is left with killFirst), the bundle, the mount. */

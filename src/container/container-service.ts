@@ -389,6 +389,7 @@ export class ContainerService {
     for (const rootfs of this.opts.rootfs.list()) {
       if (!known.has(rootfs.id)) await this.opts.rootfs.remove(rootfs.id).catch((err: unknown) => log.debug({ err, id: rootfs.id }, 'removing a root filesystem no container owns'));
     }
+    this.opts.runner.sweepConmonLeftovers(known);
     await Promise.all(loaded.map((record) => this.recoverOne(record)));
   }
 
@@ -626,6 +627,7 @@ export class ContainerService {
     // the end of the last run cleared its runtime state already; the root filesystem goes now
     // (unless a removal the daemon's end cut short took it: the record goes last)
     if (this.opts.rootfs.get(record.id) !== undefined) await this.opts.rootfs.remove(record.id);
+    await this.opts.runner.forget(record.id);
     this.store.delete(record);
     this.lastRestartDelayMs.delete(record.id);
     if (opts.removeVolumes) await this.removeAnonymousVolumes(record);

@@ -3,7 +3,7 @@
 // and exec roots as the kill would have at a worse moment (a record not yet saved, a removal cut
 // midway), then starting a new daemon on them.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Berthd } from '../../helpers/berthd.js';
@@ -68,4 +68,36 @@ describe('a restart after a kill', () => {
     assert.ok(!existsSync(path.join(first.dataRoot, 'containers', id)));
     await teardown(d);
   });
+
+  it('leaves no exit file or socket folder of a removed container, an ended exec, or a container a kill removed', async () => {
+    const d = await startWithBusybox();
+    daemons.push(d);
+    const exec = path.join(d.dir, 'exec');
+    const id = (await d.docker(['run', '-d', 'busybox', 'sleep', '300'])).stdout.trim();
+    // a terminal exec runs under conmon, with a socket folder of its own
+    const tty = await d.docker(['exec', '-t', id, 'true']);
+    assert.equal(tty.code, 0, tty.stderr);
+    assert.deepEqual(readdir(path.join(exec, 's')), [id]);
+    assert.equal((await d.docker(['rm', '-f', id])).code, 0);
+    assert.deepEqual(readdir(path.join(exec, 'exits')), []);
+    assert.deepEqual(readdir(path.join(exec, 's')), []);
+    // what a removal cut by a kill after the record went leaves
+    const gone = 'f'.repeat(64);
+    writeFileSync(path.join(exec, 'exits', gone), '137');
+    mkdirSync(path.join(exec, 's', gone));
+    await d.stop('SIGKILL');
+    const again = await restartOn(d);
+    daemons.push(again);
+    assert.deepEqual(readdir(path.join(exec, 'exits')), []);
+    assert.deepEqual(readdir(path.join(exec, 's')), []);
+    await teardown(again);
+  });
 });
+
+function readdir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
