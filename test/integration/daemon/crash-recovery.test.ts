@@ -81,15 +81,17 @@ describe('a restart after a kill', () => {
     assert.equal((await d.docker(['rm', '-f', id])).code, 0);
     assert.deepEqual(readdir(path.join(exec, 'exits')), []);
     assert.deepEqual(readdir(path.join(exec, 's')), []);
-    // what a removal cut by a kill after the record went leaves
+    // what a removal cut by a kill after the record went leaves, and a runc call's log
     const gone = 'f'.repeat(64);
     writeFileSync(path.join(exec, 'exits', gone), '137');
     mkdirSync(path.join(exec, 's', gone));
+    writeFileSync(path.join(exec, 'runc-logs', 'start-1-1.json'), '');
     await d.stop('SIGKILL');
     const again = await restartOn(d);
     daemons.push(again);
     assert.deepEqual(readdir(path.join(exec, 'exits')), []);
     assert.deepEqual(readdir(path.join(exec, 's')), []);
+    assert.deepEqual(readdir(path.join(exec, 'runc-logs')), []);
     await teardown(again);
   });
 });
