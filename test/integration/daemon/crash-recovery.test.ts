@@ -94,6 +94,17 @@ describe('a restart after a kill', () => {
     assert.deepEqual(readdir(path.join(exec, 'runc-logs')), []);
     await teardown(again);
   });
+
+  it('a clean stop after a restart leaves no mount of the daemon (the namespaces\' folder the killed one bound)', async () => {
+    const first = await Berthd.start({ netns: 'own' });
+    daemons.push(first);
+    await first.stop('SIGKILL');
+    assert.deepEqual(mountsUnder(first.dir), [path.join(first.dir, 'exec', 'netns')]);
+    const d = await restartOn(first);
+    daemons.push(d);
+    await d.stop();
+    assert.deepEqual(mountsUnder(first.dir), []);
+  });
 });
 
 function readdir(dir: string): string[] {
