@@ -250,13 +250,16 @@ export class ContainerService {
     });
   }
 
-  async pause(ref: string): Promise<void> {
+  /** Pauses a running container; `forCommit`: for a commit's reading of its layer (recovery resumes it). */
+  async pause(ref: string, opts: { forCommit?: boolean } = {}): Promise<void> {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
       if (record.state.status === 'paused') throw conflict(`Container ${record.id} is already paused`);
       if (record.state.status !== 'running') throw notRunningError(record.id);
       await this.opts.runner.pause(record.id);
-      this.setStatus(record, 'paused');
+      this.setStatus(record, 'paused', () => {
+        if (opts.forCommit === true) record.state.pausedForCommit = true;
+      });
       this.publish(record, 'pause');
     });
   }
@@ -406,6 +409,11 @@ export class ContainerService {
       if (exit === undefined && s.status !== 'restarting' && (await this.opts.runner.conmonAlive(record.id, s.conmonPid))) {
         this.opts.log.info({ id: record.id }, 'adopting a running container');
         this.watch(record, s.conmonPid, Date.parse(s.startedAt));
+        // a commit paused it and the daemon's end came before its unpause: nobody else would
+        if (s.status === 'paused' && s.pausedForCommit === true) {
+          this.opts.log.info({ id: record.id }, 'resuming a container an interrupted commit paused');
+          await this.unpause(record.id).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'resuming a container an interrupted commit paused'));
+        }
         return;
       }
       if (s.status === 'restarting') {
@@ -652,6 +660,8 @@ export class ContainerService {
     }
     const before = structuredClone(record.state);
     record.state.status = status;
+    // only a pause says who paused it
+    if (status !== 'paused') delete record.state.pausedForCommit;
     change?.();
     try {
       this.store.save(record);

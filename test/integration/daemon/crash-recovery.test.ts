@@ -3,6 +3,7 @@
 // and exec roots as the kill would have at a worse moment (a record not yet saved, a removal cut
 // midway), then starting a new daemon on them.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -52,6 +53,27 @@ describe('a restart after a kill', () => {
     assert.equal(start.code, 0, start.stderr);
     assert.equal((await inspectContainer(d, id)).State.Status, 'running');
     await d.docker(['rm', '-f', id]);
+    await teardown(d);
+  });
+
+  it('resumes a container a commit paused when the kill came before its unpause, and leaves a user\'s pause alone', async () => {
+    const first = await startWithBusybox();
+    daemons.push(first);
+    const committed = (await first.docker(['run', '-d', 'busybox', 'sleep', '300'])).stdout.trim();
+    const paused = (await first.docker(['run', '-d', 'busybox', 'sleep', '300'])).stdout.trim();
+    assert.equal((await first.docker(['pause', paused])).code, 0);
+    await first.stop('SIGKILL');
+    // the commit had paused it (runc's freezer and the record), then the kill
+    execFileSync('runc', ['--root', path.join(first.dir, 'exec', 'runc'), 'pause', committed]);
+    editRecord(first, committed, (r) => Object.assign(r.state, { status: 'paused', pausedForCommit: true }));
+    const d = await restartOn(first);
+    daemons.push(d);
+    const state = (await inspectContainer(d, committed)).State;
+    assert.equal(state.Status, 'running');
+    const exec = await d.docker(['exec', committed, 'true']);
+    assert.equal(exec.code, 0, exec.stderr);
+    assert.equal((await inspectContainer(d, paused)).State.Status, 'paused');
+    await d.docker(['rm', '-f', committed, paused]);
     await teardown(d);
   });
 
