@@ -117,6 +117,20 @@ describe('a restart after a kill', () => {
     await teardown(again);
   });
 
+  it('removes the temporary files of record writes a kill cut (the image names, a container\'s record)', async () => {
+    const first = await startWithBusybox();
+    daemons.push(first);
+    const id = (await first.docker(['create', 'busybox', 'true'])).stdout.trim();
+    await first.stop('SIGKILL');
+    const left = [path.join(first.dataRoot, 'image', '.repositories.json.tmp-0123456789ab'), path.join(first.dataRoot, 'containers', id, '.container.json.tmp-0123456789ab')];
+    for (const file of left) writeFileSync(file, '{"cut');
+    const d = await restartOn(first);
+    daemons.push(d);
+    assert.deepEqual(left.filter((f) => existsSync(f)), []);
+    assert.equal((await inspectContainer(d, id)).State.Status, 'created');
+    await teardown(d);
+  });
+
   it('a clean stop after a restart leaves no mount of the daemon (the namespaces\' folder the killed one bound)', async () => {
     const first = await Berthd.start({ netns: 'own' });
     daemons.push(first);
