@@ -25,6 +25,7 @@ import type { LinkedContainer } from './container-links.js';
 import { networkedContainer } from './networked-container.js';
 import { isMountPoint } from '../runtime/mount-table.js';
 import { unmountShm } from './spec/shm.js';
+import { bundleCgroupsPath, containerCgroup, isFrozen } from './stats/container-cgroup.js';
 import type { ContainerRecord } from './container-record.js';
 
 export interface RunHandle {
@@ -175,6 +176,12 @@ export class ContainerRunner {
 
   resume(id: string): Promise<void> {
     return this.opts.runc.resume(id);
+  }
+
+  /** Whether the running container's processes are frozen (paused), from its cgroup's freezer; undefined when that cannot be told. */
+  frozen(id: string): boolean | undefined {
+    const cgroupsPath = bundleCgroupsPath(this.opts.paths.bundle(id));
+    return cgroupsPath === undefined ? undefined : isFrozen(containerCgroup(cgroupsPath));
   }
 
   /** Changes a running container's cgroup limits (linux.resources' shape; zeros leave a limit as it is). */

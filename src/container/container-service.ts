@@ -409,11 +409,7 @@ export class ContainerService {
       if (exit === undefined && s.status !== 'restarting' && (await this.opts.runner.conmonAlive(record.id, s.conmonPid))) {
         this.opts.log.info({ id: record.id }, 'adopting a running container');
         this.watch(record, s.conmonPid, Date.parse(s.startedAt));
-        // a commit paused it and the daemon's end came before its unpause: nobody else would
-        if (s.status === 'paused' && s.pausedForCommit === true) {
-          this.opts.log.info({ id: record.id }, 'resuming a container an interrupted commit paused');
-          await this.unpause(record.id).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'resuming a container an interrupted commit paused'));
-        }
+        await this.settlePause(record).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'settling the pause of an adopted container'));
         return;
       }
       if (s.status === 'restarting') {
@@ -430,6 +426,24 @@ export class ContainerService {
     }
     if (s.hasBeenStarted && startsWithDaemon(record.hostConfig.RestartPolicy, s.stoppedByUser)) {
       await this.serial(record.id, () => this.launch(record)).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'restart at daemon start failed'));
+    }
+  }
+
+  /**
+   * An adopted run's pause, settled against its cgroup's freezer. A commit's pause the daemon's end
+   * came before the commit's unpause is undone; so is a pause or unpause a kill cut between runc and
+   * the record (the record is the truth until the change is saved: a pause not saved is undone, an
+   * unpause runc made is kept). A user's pause stays.
+   */
+  private async settlePause(record: ContainerRecord): Promise<void> {
+    const s = record.state;
+    const frozen = this.opts.runner.frozen(record.id);
+    if (frozen === undefined || (s.status === 'running' && !frozen) || (s.status === 'paused' && frozen && s.pausedForCommit !== true)) return;
+    this.opts.log.info({ id: record.id, status: s.status, frozen, forCommit: s.pausedForCommit === true }, 'resuming a container an interrupted pause, unpause or commit left frozen or paused');
+    if (frozen) await this.opts.runner.resume(record.id);
+    if (s.status === 'paused') {
+      this.setStatus(record, 'running');
+      this.publish(record, 'unpause');
     }
   }
 

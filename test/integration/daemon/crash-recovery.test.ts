@@ -56,24 +56,30 @@ describe('a restart after a kill', () => {
     await teardown(d);
   });
 
-  it('resumes a container a commit paused when the kill came before its unpause, and leaves a user\'s pause alone', async () => {
+  it('settles pauses a kill cut: a commit\'s is undone, so is one runc made and the record never said; a user\'s stays', async () => {
     const first = await startWithBusybox();
     daemons.push(first);
-    const committed = (await first.docker(['run', '-d', 'busybox', 'sleep', '300'])).stdout.trim();
-    const paused = (await first.docker(['run', '-d', 'busybox', 'sleep', '300'])).stdout.trim();
+    const run = async () => (await first.docker(['run', '-d', 'busybox', 'sleep', '300'])).stdout.trim();
+    const [committed, commitUnpaused, pauseNotSaved, paused] = [await run(), await run(), await run(), await run()];
     assert.equal((await first.docker(['pause', paused])).code, 0);
     await first.stop('SIGKILL');
-    // the commit had paused it (runc's freezer and the record), then the kill
-    execFileSync('runc', ['--root', path.join(first.dir, 'exec', 'runc'), 'pause', committed]);
+    const runc = (verb: string, id: string) => execFileSync('runc', ['--root', path.join(first.dir, 'exec', 'runc'), verb, id]);
+    // a commit had paused it (runc's freezer and the record), then the kill
+    runc('pause', committed);
     editRecord(first, committed, (r) => Object.assign(r.state, { status: 'paused', pausedForCommit: true }));
+    // the commit's unpause had resumed it in runc, not yet in the record
+    editRecord(first, commitUnpaused, (r) => Object.assign(r.state, { status: 'paused', pausedForCommit: true }));
+    // a pause runc made, killed before the record said so
+    runc('pause', pauseNotSaved);
     const d = await restartOn(first);
     daemons.push(d);
-    const state = (await inspectContainer(d, committed)).State;
-    assert.equal(state.Status, 'running');
-    const exec = await d.docker(['exec', committed, 'true']);
-    assert.equal(exec.code, 0, exec.stderr);
+    for (const id of [committed, commitUnpaused, pauseNotSaved]) {
+      assert.equal((await inspectContainer(d, id)).State.Status, 'running', id);
+      const exec = await d.docker(['exec', id, 'true']);
+      assert.equal(exec.code, 0, exec.stderr);
+    }
     assert.equal((await inspectContainer(d, paused)).State.Status, 'paused');
-    await d.docker(['rm', '-f', committed, paused]);
+    await d.docker(['rm', '-f', committed, commitUnpaused, pauseNotSaved, paused]);
     await teardown(d);
   });
 
