@@ -1,5 +1,5 @@
 // npm run crash -- [--seed N] [--kills K] [--clients C] [--min-run-ms A] [--max-run-ms B] [--report FILE]
-// npm run soak -- [--seed N] [--minutes M] [--clients C] [--sample-s S] [--report FILE]
+// npm run soak -- [--seed N] [--minutes M] [--clients C] [--sample-s S] [--cpu-prof DIR] [--report FILE]
 // The long runs of the crash and soak harnesses (test/crash/README.md): progress lines, then the
 // report as JSON and a table; exit 1 when a check failed or the daemon misbehaved.
 import { writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ const { values } = parseArgs({
     minutes: { type: 'string', default: '30' },
     'sample-s': { type: 'string', default: '10' },
     report: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
@@ -37,7 +38,7 @@ if (mode === 'crash') {
   failures = crashVerdict(report);
 } else if (mode === 'soak') {
   log(`soak run: seed ${seed}, ${values.minutes} minutes, ${clients} clients`);
-  const report = await runSoak({ seed, clients, minutes: Number(values.minutes), sampleEveryS: Number(values['sample-s']), log });
+  const report = await runSoak({ seed, clients, minutes: Number(values.minutes), sampleEveryS: Number(values['sample-s']), cpuProfileDir: values['cpu-prof'], log });
   text = JSON.stringify(report, null, 2);
   console.log(text);
   console.log(soakTable(report));

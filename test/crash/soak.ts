@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dockerCli } from '../helpers/docker-cli.js';
-import { call, getJson } from './api-call.js';
+import { getJson } from './api-call.js';
 import { checkNothingLeft, removeEverything, type Violation } from './checker.js';
 import { diskBytes } from './host-state.js';
 import { busyboxChains, releaseTarget, Workload, type RunOptions, type WorkloadReport } from './harness.js';
@@ -17,6 +17,8 @@ import { startTarget, type CrashTarget } from './target.js';
 export interface SoakOptions extends RunOptions {
   minutes: number;
   sampleEveryS: number;
+  /** a folder where berthd writes a CPU profile (node --cpu-prof) when it stops */
+  cpuProfileDir?: string;
 }
 
 export interface Usage {
@@ -46,7 +48,7 @@ export interface SoakSample extends Usage {
   /** the event loop's delay over the sample's window (berth's histogram): p99, and the share of timers over 50 ms late */
   loopP99Ms: number | null;
   loopOver50msShare: number | null;
-  /** GET /_ping every 250 ms from outside, over the window */
+  /** GET /_ping every 250 ms from a process of its own, over the window */
   pingP99Ms: number;
   /** GET /containers/json?all=1, 5 in a row at the sample */
   listP50Ms: number;
@@ -171,13 +173,42 @@ function shareOver(a: LoopHistogram, b: LoopHistogram, bound: number): number | 
   return Math.round(((count - atOrUnder) / count) * 1e6) / 1e6;
 }
 
+/** GET /_ping every 250 ms from a node process of its own; each latency in ms goes to `sample`. */
+function startPinger(socket: string, sample: (ms: number) => void): { stop(): Promise<void> } {
+  const script = `const http = require('node:http');
+const ping = () => {
+  const start = process.hrtime.bigint();
+  const req = http.get({ socketPath: process.argv[1], path: '/_ping', agent: false }, (res) => {
+    res.resume();
+    res.on('end', () => { console.log(Number(process.hrtime.bigint() - start) / 1e6); setTimeout(ping, 250); });
+  });
+  req.on('error', () => setTimeout(ping, 250));
+};
+ping();`;
+  const child = spawn(process.execPath, ['-e', script, socket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let buffer = '';
+  child.stdout.on('data', (c: Buffer) => {
+    buffer += c.toString('utf8');
+    const lines = buffer.split('\n');
+    buffer = lines.pop() ?? '';
+    for (const line of lines) if (line !== '') sample(Number(line));
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  return {
+    async stop() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const log = opts.log ?? (() => {});
   let t: CrashTarget | undefined;
   try {
-    t = await startTarget({ clients: opts.clients, metricsAddr: '127.0.0.1:9323' });
+    t = await startTarget({ clients: opts.clients, metricsAddr: '127.0.0.1:9323', cpuProfileDir: opts.cpuProfileDir });
     const target = t;
     const idleBefore = await idle(target);
     log(`idle before: RSS ${idleBefore.rssKiB} KiB, ${idleBefore.fds} fds, data root ${idleBefore.dataRootBytes} B, list p50 ${idleBefore.list.p50Ms} ms, docker ps p50 ${idleBefore.dockerPs.p50Ms} ms`);
@@ -186,15 +217,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     let previous = first;
     const pings: number[] = [];
     let windowPings: number[] = [];
-    let pinging = true;
-    const pinger = (async () => {
-      while (pinging) {
-        const ms = await timed(() => call(target.socket, 'GET', '/_ping', { timeoutMs: 30_000 }));
-        pings.push(ms);
-        windowPings.push(ms);
-        await sleep(250);
-      }
-    })();
+    // a process of its own: the clients' work in this one must not count as the daemon's latency
+    const pinger = startPinger(target.socket, (ms) => {
+      pings.push(ms);
+      windowPings.push(ms);
+    });
     const samples: SoakSample[] = [];
     const started = Date.now();
     const end = started + opts.minutes * 60_000;
@@ -221,8 +248,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       log(`${s.minute} min: RSS ${s.rssKiB} KiB, ${s.fds} fds, data ${(s.dataRootBytes / 2 ** 20).toFixed(1)} MiB, exec ${(s.execRootBytes / 2 ** 10).toFixed(0)} KiB, ${s.containers} containers, ${s.images} images, loop p99 ${s.loopP99Ms} ms, ping p99 ${s.pingP99Ms} ms, list p50 ${s.listP50Ms} ms, ${w.ledger.totals().acknowledged} ops`);
     }
     await w.stop();
-    pinging = false;
-    await pinger;
+    await pinger.stop();
     const last = await scrapeLoop(target);
     w.at = 'end';
     for (const m of w.models) await w.checker.reconcile(m);

@@ -3,6 +3,7 @@
 // namespace holding two images per client to pull. Restarts reuse the first daemon's data root,
 // exec root, socket and namespace, as a supervisor restarting a crashed berthd would.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Berthd, tempDir } from '../helpers/berthd.js';
 import { busyboxLayer, loadBusybox } from '../helpers/busybox-image.js';
 import { startRegistry, type Registry } from '../helpers/registry.js';
@@ -34,11 +35,13 @@ export interface CrashTarget {
   starts: number;
 }
 
-export async function startTarget(opts: { clients: number; metricsAddr?: string }): Promise<CrashTarget> {
+export async function startTarget(opts: { clients: number; metricsAddr?: string; cpuProfileDir?: string }): Promise<CrashTarget> {
   const pluginsDir = tempDir('berth-crash-plugins-');
   const args = ['--plugins-dir', pluginsDir];
   const config = opts.metricsAddr === undefined ? {} : { 'metrics-addr': opts.metricsAddr };
-  const d = await Berthd.start({ netns: 'own', args, config });
+  // the profile is written when berthd exits (the soak's clean stop)
+  const env = opts.cpuProfileDir === undefined ? undefined : { NODE_OPTIONS: `--import ${fileURLToPath(new URL('./cpu-profile-preload.js', import.meta.url))}`, BERTH_CPU_PROFILE_DIR: opts.cpuProfileDir };
+  const d = await Berthd.start({ netns: 'own', args, config, env });
   const busyboxId = await loadBusybox(d);
   const netns = d.netns!;
   const registry = await startRegistry({ netns });
