@@ -48,7 +48,7 @@ export async function commitContainer(deps: CommitDeps, req: CommitRequest): Pro
   mergeFromImage(config, record.config);
 
   const pause = req.pause && record.state.status === 'running';
-  if (pause) await deps.service.pause(record.id);
+  if (pause) await deps.service.pause(record.id, { forCommit: true });
   let image;
   try {
     image = await commit({

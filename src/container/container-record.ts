@@ -42,6 +42,8 @@ export interface ContainerState {
   stoppedByUser: boolean;
   /** it ran at least once (Docker's HasBeenStartedBefore: unless-stopped and `docker start` rules) */
   hasBeenStarted: boolean;
+  /** paused by a commit, not by a user: a daemon killed before the commit's unpause has it resumed at its next start */
+  pausedForCommit?: boolean;
   health?: HealthState;
 }
 

@@ -2,7 +2,7 @@
 // starting it under conmon, signalling it, noticing its end (conmon's exit file, or conmon gone),
 // and clearing what a run leaves (runc's state, the mount). It keeps no state of its own beyond
 // the exit watches: the facts live in files conmon and runc write.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -26,6 +26,7 @@ import type { LinkedContainer } from './container-links.js';
 import { networkedContainer } from './networked-container.js';
 import { isMountPoint } from '../runtime/mount-table.js';
 import { unmountShm } from './spec/shm.js';
+import { bundleCgroupsPath, containerCgroup, isFrozen } from './stats/container-cgroup.js';
 import type { ContainerRecord } from './container-record.js';
 
 export interface RunHandle {
@@ -183,6 +184,12 @@ export class ContainerRunner {
     return this.opts.runc.resume(id);
   }
 
+  /** Whether the running container's processes are frozen (paused), from its cgroup's freezer; undefined when that cannot be told. */
+  frozen(id: string): boolean | undefined {
+    const cgroupsPath = bundleCgroupsPath(this.opts.paths.bundle(id));
+    return cgroupsPath === undefined ? undefined : isFrozen(containerCgroup(cgroupsPath));
+  }
+
   /** Changes a running container's cgroup limits (linux.resources' shape; zeros leave a limit as it is). */
   update(id: string, resources: Record<string, unknown>): Promise<void> {
     return this.opts.runc.update(id, resources);
@@ -202,6 +209,37 @@ export class ContainerRunner {
     }
   }
 
+  /**
+   * Whether a container without a run has what a run makes: a bundle, runc's state, a mounted root
+   * filesystem. A start the daemon's end cut short leaves them (its conmon and runc's container
+   * may even have gone on without it), as does a copy's or a build step's mount of a stopped one.
+   */
+  hasRunLeftovers(id: string): boolean {
+    const { paths, rootfs } = this.opts;
+    return existsSync(paths.bundle(id)) || existsSync(path.join(paths.runcRoot, id)) || (rootfs.get(id) !== undefined && rootfs.isMounted(id));
+  }
+
+  /**
+   * Deletes what conmon left in the exec root for a container being removed, or one no record
+   * knows after a restart: its exit file and its attach socket's folder (nothing else removes them).
+   */
+  async forget(id: string): Promise<void> {
+    const { paths } = this.opts;
+    await removeExitFiles({ exitDir: paths.exitDir, containerId: id });
+    rmSync(path.join(paths.socketDir, id), { recursive: true, force: true });
+  }
+
+  /** Deletes the exit files and socket folders conmon left for containers none of `known` (after a restart: removals it cut short). */
+  sweepConmonLeftovers(known: ReadonlySet<string>): void {
+    const { paths } = this.opts;
+    for (const dir of [paths.exitDir, paths.socketDir]) {
+      for (const name of readdirSync(dir)) {
+        // conmon writes an exit file beside its place first (`<id>.XXXXXX`), then renames it
+        if (!known.has(name.replace(/\.[A-Za-z0-9]{6}$/, ''))) rmSync(path.join(dir, name), { recursive: true, force: true });
+      }
+    }
+  }
+
   /** Clears what a run leaves: runc's state (killing what is left with killFirst), the bundle, the mount. */
   async clear(id: string, opts: { killFirst: boolean }): Promise<void> {
     try {
@@ -218,7 +256,8 @@ export class ContainerRunner {
       this.opts.volumes.unmountFor(id),
       (async () => {
         if (isMountPoint(shm)) await unmountShm(shm);
-        await this.opts.rootfs.unmount(id);
+        // a removal the daemon's end cut short may have taken the root filesystem already
+        if (this.opts.rootfs.get(id) !== undefined) await this.opts.rootfs.unmount(id);
       })(),
     ]);
     const failed = undone.find((r) => r.status === 'rejected');

@@ -255,13 +255,16 @@ export class ContainerService {
     });
   }
 
-  async pause(ref: string): Promise<void> {
+  /** Pauses a running container; `forCommit`: for a commit's reading of its layer (recovery resumes it). */
+  async pause(ref: string, opts: { forCommit?: boolean } = {}): Promise<void> {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
       if (record.state.status === 'paused') throw conflict(`Container ${record.id} is already paused`);
       if (record.state.status !== 'running') throw notRunningError(record.id);
       await this.opts.runner.pause(record.id);
-      this.setStatus(record, 'paused');
+      this.setStatus(record, 'paused', () => {
+        if (opts.forCommit === true) record.state.pausedForCommit = true;
+      });
       this.publish(record, 'pause');
     });
   }
@@ -395,6 +398,7 @@ export class ContainerService {
     for (const rootfs of this.opts.rootfs.list()) {
       if (!known.has(rootfs.id)) await this.opts.rootfs.remove(rootfs.id).catch((err: unknown) => log.debug({ err, id: rootfs.id }, 'removing a root filesystem no container owns'));
     }
+    this.opts.runner.sweepConmonLeftovers(known);
     await Promise.all(loaded.map((record) => this.recoverOne(record)));
   }
 
@@ -411,6 +415,7 @@ export class ContainerService {
       if (exit === undefined && s.status !== 'restarting' && (await this.opts.runner.conmonAlive(record.id, s.conmonPid))) {
         this.opts.log.info({ id: record.id }, 'adopting a running container');
         this.watch(record, s.conmonPid, Date.parse(s.startedAt));
+        await this.settlePause(record).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'settling the pause of an adopted container'));
         return;
       }
       // what the run wrote while berthd was away is still in its pipe
@@ -422,8 +427,31 @@ export class ContainerService {
         return;
       }
     }
+    // no run, but what one makes: a start or a mount the daemon's end cut short (moby's restore deletes such a task too)
+    if (this.opts.runner.hasRunLeftovers(record.id)) {
+      this.opts.log.info({ id: record.id }, 'clearing what an interrupted start left');
+      await this.opts.runner.clear(record.id, { killFirst: true }).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'clearing what an interrupted start left'));
+    }
     if (s.hasBeenStarted && startsWithDaemon(record.hostConfig.RestartPolicy, s.stoppedByUser)) {
       await this.serial(record.id, () => this.launch(record)).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'restart at daemon start failed'));
+    }
+  }
+
+  /**
+   * An adopted run's pause, settled against its cgroup's freezer. A commit's pause the daemon's end
+   * came before the commit's unpause is undone; so is a pause or unpause a kill cut between runc and
+   * the record (the record is the truth until the change is saved: a pause not saved is undone, an
+   * unpause runc made is kept). A user's pause stays.
+   */
+  private async settlePause(record: ContainerRecord): Promise<void> {
+    const s = record.state;
+    const frozen = this.opts.runner.frozen(record.id);
+    if (frozen === undefined || (s.status === 'running' && !frozen) || (s.status === 'paused' && frozen && s.pausedForCommit !== true)) return;
+    this.opts.log.info({ id: record.id, status: s.status, frozen, forCommit: s.pausedForCommit === true }, 'resuming a container an interrupted pause, unpause or commit left frozen or paused');
+    if (frozen) await this.opts.runner.resume(record.id);
+    if (s.status === 'paused') {
+      this.setStatus(record, 'running');
+      this.publish(record, 'unpause');
     }
   }
 
@@ -630,7 +658,9 @@ export class ContainerService {
     }
     if (record.state.status !== 'removing') this.setStatus(record, 'removing');
     // the end of the last run cleared its runtime state already; the root filesystem goes now
-    await this.opts.rootfs.remove(record.id);
+    // (unless a removal the daemon's end cut short took it: the record goes last)
+    if (this.opts.rootfs.get(record.id) !== undefined) await this.opts.rootfs.remove(record.id);
+    await this.opts.runner.forget(record.id);
     this.store.delete(record);
     this.lastRestartDelayMs.delete(record.id);
     if (opts.removeVolumes) await this.removeAnonymousVolumes(record);
@@ -655,6 +685,8 @@ export class ContainerService {
     }
     const before = structuredClone(record.state);
     record.state.status = status;
+    // only a pause says who paused it
+    if (status !== 'paused') delete record.state.pausedForCommit;
     change?.();
     try {
       this.store.save(record);

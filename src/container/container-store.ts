@@ -3,7 +3,7 @@
 // full ID, name, or a unique ID prefix.
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { EngineError, invalidParameter } from '../errors.js';
-import { writeFileAtomic } from '../store/atomic-file.js';
+import { removeTemporaryFiles, writeFileAtomic } from '../store/atomic-file.js';
 import type { ContainerPaths } from './container-paths.js';
 import type { ContainerRecord } from './container-record.js';
 import { NameRegistry } from './container-names.js';
@@ -32,6 +32,7 @@ export class ContainerStore {
     const incomplete: string[] = [];
     for (const id of readdirSync(this.paths.containersRoot)) {
       if (!ID_PATTERN.test(id)) continue;
+      removeTemporaryFiles(this.paths.dir(id));
       let record: ContainerRecord;
       try {
         record = JSON.parse(readFileSync(this.paths.record(id), 'utf8')) as ContainerRecord;

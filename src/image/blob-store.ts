@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EngineError, invalidParameter } from '../errors.js';
-import { writeFileAtomic } from '../store/atomic-file.js';
+import { removeTemporaryFiles, writeFileAtomic } from '../store/atomic-file.js';
 import type { Staging } from '../store/staging.js';
 import { digestHex, isDigest, sha256Digest, type Digest } from './digest.js';
 
@@ -16,6 +16,7 @@ export class BlobStore {
     private readonly staging: Staging,
   ) {
     mkdirSync(root, { recursive: true, mode: 0o700 });
+    removeTemporaryFiles(root);
   }
 
   path(digest: Digest): string {

@@ -3,7 +3,7 @@
 // moving a tag from one image to another is a single atomic write.
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../store/atomic-file.js';
+import { removeTemporaryFiles, writeFileAtomic } from '../store/atomic-file.js';
 import type { Staging } from '../store/staging.js';
 import { digestHex, isDigest, type Digest } from './digest.js';
 
@@ -32,6 +32,8 @@ export class ImageRecords {
     this.repositoriesFile = path.join(root, 'repositories.json');
     this.staging = staging;
     mkdirSync(this.imagesDir, { recursive: true, mode: 0o700 });
+    removeTemporaryFiles(root);
+    removeTemporaryFiles(this.imagesDir);
     for (const name of readdirSync(this.imagesDir)) {
       if (!name.endsWith('.json')) continue;
       const record = JSON.parse(readFileSync(path.join(this.imagesDir, name), 'utf8')) as ImageRecord;

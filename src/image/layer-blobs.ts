@@ -3,7 +3,7 @@
 // push sends the same bytes every time and its manifest digest stays the same.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../store/atomic-file.js';
+import { removeTemporaryFiles, writeFileAtomic } from '../store/atomic-file.js';
 import { digestHex, type Digest } from './digest.js';
 
 export interface LayerBlob {
@@ -17,6 +17,7 @@ export interface LayerBlob {
 export class LayerBlobs {
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    removeTemporaryFiles(dir);
   }
 
   get(diffId: Digest): LayerBlob | undefined {

@@ -14,7 +14,11 @@ export function createMetrics(deps: { metricsAddr: string; log: Logger }) {
       metrics.readFrom(sources);
       if (deps.metricsAddr === '') return async () => undefined;
       const server = await startMetricsServer(deps.metricsAddr, () => metrics.exposition(), deps.log);
-      return () => server.close();
+      const unwatch = metrics.watchEventLoop();
+      return () => {
+        unwatch();
+        return server.close();
+      };
     },
   };
 }

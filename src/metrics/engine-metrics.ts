@@ -4,6 +4,7 @@
 // request); what is a state is read from the areas when scraped.
 import { Counter, Histogram, MetricsRegistry, ScrapedMetric } from './metrics-registry.js';
 import { formatExposition } from './exposition.js';
+import { EVENT_LOOP_BUCKETS, EventLoopDelay } from './event-loop-delay.js';
 
 /** The container actions dockerd times (its series exist from the start). */
 export const CONTAINER_ACTIONS = ['changes', 'commit', 'create', 'delete', 'start'] as const;
@@ -38,6 +39,9 @@ export class EngineMetrics {
   private readonly healthChecksFailed = this.registry.add(new Counter('engine_daemon_health_checks_failed_total', 'The total number of failed health checks'));
   private readonly apiRequests = this.registry.add(new Counter('engine_daemon_api_requests_total', 'The number of API requests answered, by operation, method and status code', true));
   private readonly apiDurations = this.registry.add(new Histogram('engine_daemon_api_request_duration_seconds', 'The number of seconds it takes to answer an API request, by operation and method'));
+  // dockerd has none: berth's own name
+  private readonly eventLoopDelays = this.registry.add(new Histogram('berth_event_loop_delay_seconds', 'How late the daemon\'s event loop ran a timer due every 10 ms, in seconds', EVENT_LOOP_BUCKETS));
+  private eventLoop?: EventLoopDelay;
 
   constructor() {
     for (const action of CONTAINER_ACTIONS) this.containerActions.declare({ action });
@@ -76,7 +80,18 @@ export class EngineMetrics {
     this.apiDurations.observe({ operation: r.operation, method: r.method }, r.seconds);
   }
 
+  /** Starts measuring the event loop's delay (while the metrics are served); the function returned stops it. */
+  watchEventLoop(): () => void {
+    const watch = new EventLoopDelay(this.eventLoopDelays);
+    this.eventLoop = watch;
+    return () => {
+      watch.stop();
+      if (this.eventLoop === watch) this.eventLoop = undefined;
+    };
+  }
+
   exposition(): string {
+    this.eventLoop?.fold();
     return formatExposition(this.registry.gather());
   }
 }

@@ -50,6 +50,15 @@ export class Histogram {
     s.count++;
   }
 
+  /** Adds observations counted elsewhere: per bucket (the count over the last bound goes in `count` only), their sum and number. */
+  merge(labels: Labels, counts: readonly number[], sum: number, count: number): void {
+    this.declare(labels);
+    const s = this.series.get(key(labels))!;
+    counts.forEach((n, i) => (s.counts[i] += n));
+    s.sum += sum;
+    s.count += count;
+  }
+
   /** Starts timing; the function returned observes the seconds since, once. */
   startTimer(labels: Labels): () => void {
     const start = process.hrtime.bigint();

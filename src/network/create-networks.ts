@@ -58,6 +58,8 @@ export async function createNetworks(deps: NetworksDeps) {
     log,
   });
 
+  await attachments.finishRemovals();
+
   const api = {
     list: (filters: FilterArgs) => service.list(filters),
     inspect: (term: string, scope: string) => service.inspect(term, scope),

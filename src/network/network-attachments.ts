@@ -127,6 +127,14 @@ export class NetworkAttachments {
     return removed.map((n) => n.name);
   }
 
+  /** At start: the removals an earlier daemon began and did not finish lose their bridge and rules now. */
+  async finishRemovals(): Promise<void> {
+    for (const network of this.deps.service.unfinishedRemovals()) {
+      this.deps.log.info({ network: network.name, id: network.id }, 'finishing an interrupted network removal');
+      await this.unplumbNetwork(network);
+    }
+  }
+
   /** Stops serving DNS; the plumbing stays for the containers that run on. */
   async shutdown(): Promise<void> {
     await this.deps.dns.server.closeAll();
@@ -350,9 +358,11 @@ export class NetworkAttachments {
       if (pool.gateway !== undefined && this.resolvers.delete(pool.gateway)) await this.deps.dns.server.close(pool.gateway);
     }
     if (network.madeParent !== undefined && network.parent !== undefined) await deleteLink(network.parent);
-    if (network.driver !== 'bridge' || network.bridgeName === undefined) return;
-    await this.deps.firewall.unplumb(network);
-    await deleteLink(network.bridgeName);
+    if (network.driver === 'bridge' && network.bridgeName !== undefined) {
+      await this.deps.firewall.unplumb(network);
+      await deleteLink(network.bridgeName);
+    }
+    this.deps.service.finishRemoval(network);
   }
 
   private publish(action: 'connect' | 'disconnect', network: NetworkRecord, containerId: string): void {

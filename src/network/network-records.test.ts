@@ -268,6 +268,28 @@ describe('the network area', () => {
     assert.deepEqual([h.ifName, h.macAddress, h.ipv4Address], ['', '', undefined]);
   });
 
+  it('keeps a removed network under removing/ until its plumbing is undone: a restart meanwhile lists it no more and finds the removal to finish', () => {
+    const a = area();
+    const { id } = a.api.create({ Name: 'going' });
+    const removing = path.join(a.dataRoot, 'network', 'removing', `${id}.json`);
+    const network = a.service.remove('going');
+    assert.equal(JSON.parse(readFileSync(removing, 'utf8')).name, 'going');
+    // the daemon is killed before the bridge and rules went
+    const b = records({ dataRoot: a.dataRoot, events: a.events, host });
+    assert.deepEqual(b.api.list(FilterArgs.empty()).map((v) => v.network.name), ['bridge', 'host', 'none']);
+    assert.deepEqual(b.service.unfinishedRemovals().map((n) => n.id), [id]);
+    b.service.finishRemoval(network);
+    assert.throws(() => readFileSync(removing), /ENOENT/);
+    assert.deepEqual(records({ dataRoot: a.dataRoot, events: a.events, host }).service.unfinishedRemovals(), []);
+    // killed between the removal's two writes: the record in both places is a removal begun
+    const { id: other } = b.api.create({ Name: 'twice' });
+    const saved = readFileSync(path.join(a.dataRoot, 'network', 'networks', `${other}.json`));
+    writeFileSync(path.join(a.dataRoot, 'network', 'removing', `${other}.json`), saved);
+    const c = records({ dataRoot: a.dataRoot, events: a.events, host });
+    assert.ok(!c.api.list(FilterArgs.empty()).some((v) => v.network.id === other));
+    assert.deepEqual(c.service.unfinishedRemovals().map((n) => n.id), [other]);
+  });
+
   it('keeps a network with endpoints, and a predefined one, from removal and prune', () => {
     const a = area();
     const used = a.api.create({ Name: 'used', Labels: { keep: '1' } });

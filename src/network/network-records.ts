@@ -21,7 +21,7 @@ export interface NetworkRecordsDeps {
 
 export function openNetworkRecords(deps: NetworkRecordsDeps): NetworkService {
   const root = path.join(deps.dataRoot, 'network');
-  const networks = new NetworkStore(path.join(root, 'networks'));
+  const networks = new NetworkStore(path.join(root, 'networks'), path.join(root, 'removing'));
   ensurePredefinedNetworks(networks, deps.defaultBridge);
   const endpoints = new EndpointStore(path.join(root, 'endpoints'));
   const host = deps.host ?? realHost;

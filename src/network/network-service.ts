@@ -68,7 +68,7 @@ export class NetworkService {
     return selectNetworks(uses, filters).map((u) => this.view(u.network));
   }
 
-  /** The network removed (its plumbing is the caller's to undo). */
+  /** The network removed (its plumbing is the caller's to undo, then finishRemoval). */
   remove(term: string): NetworkRecord {
     const network = findNetwork(this.networks.all(), term, 'remove');
     if (isPredefined(network)) throw new EngineError('forbidden', `${network.name} is a pre-defined network and cannot be removed`);
@@ -76,7 +76,7 @@ export class NetworkService {
     return network;
   }
 
-  /** The networks removed, in the order they were made (their plumbing is the caller's to undo). */
+  /** The networks removed, in the order they were made (their plumbing is the caller's to undo, then finishRemoval). */
   prune(filters: FilterArgs): NetworkRecord[] {
     const prunable = pruneSelection(filters);
     const removed: NetworkRecord[] = [];
@@ -135,8 +135,18 @@ export class NetworkService {
     if (this.endpoints.on(network.id).length > 0) {
       throw new EngineError('forbidden', `error while removing network: network ${network.name} id ${network.id} has active endpoints`);
     }
-    this.networks.delete(network.id);
+    this.networks.beginRemoval(network.id);
     this.publish('destroy', network);
+  }
+
+  /** The removed network's plumbing is undone: its record goes for good. */
+  finishRemoval(network: NetworkRecord): void {
+    this.networks.finishRemoval(network.id);
+  }
+
+  /** Networks removed whose plumbing the daemon's end left (a kill between the record and the bridge). */
+  unfinishedRemovals(): NetworkRecord[] {
+    return this.networks.unfinishedRemovals();
   }
 
   private view(network: NetworkRecord): NetworkView {

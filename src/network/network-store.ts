@@ -1,16 +1,26 @@
 // The networks: one record each under <data-root>/network/networks/, loaded at start, saved before
-// memory changes (persist, then publish), in the order they were made.
+// memory changes (persist, then publish), in the order they were made. A network being removed
+// leaves the list at once, its record moved to <data-root>/network/removing/ until its bridge and
+// rules are gone: a removal the daemon's end cut short is finished at the next start.
 import { RecordDir } from './record-dir.js';
 import type { NetworkRecord } from './network-record.js';
 
 export class NetworkStore {
   private readonly dir: RecordDir<NetworkRecord>;
+  private readonly removingDir: RecordDir<NetworkRecord>;
   private readonly byId = new Map<string, NetworkRecord>();
+  private readonly removing = new Map<string, NetworkRecord>();
 
-  constructor(dir: string) {
+  constructor(dir: string, removingDir: string) {
     this.dir = new RecordDir(dir);
+    this.removingDir = new RecordDir(removingDir);
+    for (const record of this.removingDir.load()) this.removing.set(record.id, record);
     const loaded = this.dir.load().sort((a, b) => Date.parse(a.created) - Date.parse(b.created) || a.created.localeCompare(b.created));
-    for (const record of loaded) this.byId.set(record.id, record);
+    for (const record of loaded) {
+      // a removal cut between its two writes: it had begun
+      if (this.removing.has(record.id)) this.dir.remove(record.id);
+      else this.byId.set(record.id, record);
+    }
   }
 
   all(): NetworkRecord[] {
@@ -26,8 +36,23 @@ export class NetworkStore {
     this.byId.set(record.id, record);
   }
 
-  delete(id: string): void {
+  /** Takes the network out of the list; its record waits under removing/ until finishRemoval. */
+  beginRemoval(id: string): void {
+    const record = this.byId.get(id);
+    if (record === undefined) return;
+    this.removingDir.write(id, record);
+    this.removing.set(id, record);
     this.dir.remove(id);
     this.byId.delete(id);
+  }
+
+  finishRemoval(id: string): void {
+    this.removingDir.remove(id);
+    this.removing.delete(id);
+  }
+
+  /** The networks whose removal began and did not finish (the daemon was killed meanwhile). */
+  unfinishedRemovals(): NetworkRecord[] {
+    return [...this.removing.values()];
   }
 }

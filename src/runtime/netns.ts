@@ -23,9 +23,13 @@ export async function prepareNetnsDir(dir: string): Promise<{ release(): Promise
   const bound = !isMountPoint(await realpath(dir));
   await runCommand('mount', bound ? ['--bind', '--make-shared', dir, dir] : ['--make-shared', dir], { timeoutMs: NETNS_TIMEOUT_MS });
   return {
-    /** Unbinds the folder when this bound it and no namespace is left in it (berthd's stop): a stopped berthd leaves no mount of its own. */
+    /**
+     * Unbinds the folder when no namespace is left in it (berthd's stop): a stopped berthd leaves no
+     * mount of its own. The folder is the daemon's, in its exec root: a mount already there at
+     * start is one an earlier berthd made and could not undo (it was killed), undone now too.
+     */
     async release() {
-      if (bound && (await listNetns(dir)).length === 0) await runCommand('umount', [dir], { timeoutMs: NETNS_TIMEOUT_MS });
+      if (isMountPoint(await realpath(dir)) && (await listNetns(dir)).length === 0) await runCommand('umount', [dir], { timeoutMs: NETNS_TIMEOUT_MS });
     },
   };
 }

@@ -12,7 +12,7 @@
 // process group of its own, and writes its pid to --pid-file; a time limit or an abort kills
 // that group in the container (killing runc alone would leave it running there).
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import path from 'node:path';
@@ -139,6 +139,10 @@ export class Runc {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     mkdirSync(this.stateDir, { recursive: true, mode: 0o700 });
     mkdirSync(this.logDir, { recursive: true, mode: 0o700 });
+    // the files of calls an earlier daemon did not see end (it was killed): each name carries its pid
+    for (const name of readdirSync(this.logDir)) {
+      if (/^[a-z]+-\d+-\d+\./.test(name) && name.split('-')[1] !== String(process.pid)) rmSync(path.join(this.logDir, name), { force: true });
+    }
   }
 
   /** Creates the container from its bundle; its init waits for start(). */

@@ -111,6 +111,8 @@ export class ExecProcesses {
   /** Removes a terminal exec's files (once it has ended). */
   remove(execId: string): void {
     rmSync(this.dir(execId), { recursive: true, force: true });
+    // conmon's attach socket for the instance (its -u is the exec's ID)
+    rmSync(path.join(this.opts.socketDir, execId), { recursive: true, force: true });
   }
 
   private dir(execId: string): string {

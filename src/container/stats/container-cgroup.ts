@@ -21,6 +21,18 @@ export function containerCgroup(cgroupsPath: string, root = CGROUP_ROOT): Contai
   return { version: '1', dir: (controller) => path.join(root, controller, cgroupsPath) };
 }
 
+/** Whether the cgroup's processes are frozen (runc pause): the freezer's state; undefined when the cgroup is gone. */
+export function isFrozen(cg: ContainerCgroup): boolean | undefined {
+  try {
+    if (cg.version === '2') return readFileSync(path.join(cg.dir(''), 'cgroup.freeze'), 'utf8').trim() === '1';
+    // FREEZING: on its way, as a pause that has begun
+    return readFileSync(path.join(cg.dir('freezer'), 'freezer.state'), 'utf8').trim() !== 'THAWED';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
 /** The cgroupsPath in a bundle's config.json, or undefined when there is no bundle (not running). */
 export function bundleCgroupsPath(bundleDir: string): string | undefined {
   try {

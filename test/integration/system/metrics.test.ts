@@ -107,6 +107,16 @@ describe('GET /metrics', () => {
     assert.equal(value('engine_daemon_container_actions_seconds_bucket', { action: 'start', le: '+Inf' }), 1);
   });
 
+  it('berth_event_loop_delay_seconds: how late the event loop ran, in buckets down to a millisecond', () => {
+    scrape();
+    const all = samples();
+    const les = all.filter((s) => s.name === 'berth_event_loop_delay_seconds_bucket').map((s) => s.labels.le);
+    assert.deepEqual(les, ['0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '+Inf']);
+    // a timer due every 10 ms has fired since the daemon started serving
+    assert.ok(value('berth_event_loop_delay_seconds_count') > 0);
+    assert.equal(parsePrometheusText(scrape().body).find((f) => f.name === 'berth_event_loop_delay_seconds')?.type, 'histogram');
+  });
+
   it('counts and times each API request by operation, method and status', async () => {
     const pings = () => value('engine_daemon_api_requests_total', { operation: 'SystemPing', method: 'GET', code: '200' });
     await d.request('GET', '/_ping');
