@@ -14,7 +14,7 @@ import type { OciSpec } from '../runtime/oci-spec.js';
 import type { Runc } from '../runtime/runc.js';
 import { translateRuntimeError } from '../runtime/runtime-errors.js';
 import { logWriting, openLogForwarder, type LogForwarder } from './logs/log-drivers.js';
-import { makeLogPipe, releaseLogPipe } from '../runtime/log-pipe.js';
+import { makeLogPipe, releaseLogPipe, sweepLogKeepers } from '../runtime/log-pipe.js';
 import type { ContainerPaths } from './container-paths.js';
 import { buildContainerSpec } from './spec/build-spec.js';
 import { HOSTS_FILE, withoutLinkHosts } from './spec/etc-files.js';
@@ -238,6 +238,11 @@ export class ContainerRunner {
         if (!known.has(name.replace(/\.[A-Za-z0-9]{6}$/, ''))) rmSync(path.join(dir, name), { recursive: true, force: true });
       }
     }
+  }
+
+  /** Ends the log pipe keepers of containers without a run in `live` (after a restart: those a kill orphaned). */
+  sweepLogKeepers(live: ReadonlySet<string>): Promise<void> {
+    return sweepLogKeepers(this.opts.paths.bundlesRoot, live);
   }
 
   /** Clears what a run leaves: runc's state (killing what is left with killFirst), the bundle, the mount. */

@@ -400,6 +400,7 @@ export class ContainerService {
     }
     this.opts.runner.sweepConmonLeftovers(known);
     await Promise.all(loaded.map((record) => this.recoverOne(record)));
+    await this.opts.runner.sweepLogKeepers(new Set(this.runs.keys()));
   }
 
   private async recoverOne(record: ContainerRecord): Promise<void> {

@@ -12,7 +12,7 @@
 // keeper and reads on to the end of the pipe.
 import { spawn } from 'node:child_process';
 import { closeSync, constants as fsConstants, openSync } from 'node:fs';
-import { readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { runCommand } from './child-process.js';
@@ -65,4 +65,21 @@ export async function releaseLogPipe(bundleDir: string): Promise<void> {
     }
   }
   await rm(file, { force: true });
+}
+
+/**
+ * Ends the keepers of fifos under `bundlesRoot` whose container is not in `live`: those a kill of
+ * berthd orphaned between a keeper's start and its pid file, or whose bundle went meanwhile.
+ */
+export async function sweepLogKeepers(bundlesRoot: string, live: ReadonlySet<string>): Promise<void> {
+  for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
+    try {
+      if ((await readFile(`/proc/${pid}/cmdline`, 'latin1')) !== 'sleep\0infinity\0') continue;
+      const fifo = (await readlink(`/proc/${pid}/fd/0`)).replace(/ \(deleted\)$/, '');
+      if (!fifo.startsWith(`${bundlesRoot}/`) || path.basename(fifo) !== 'log.fifo') continue;
+      if (!live.has(path.basename(path.dirname(fifo)))) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // gone meanwhile, or not ours to look at
+    }
+  }
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { call, getJson } from './api-call.js';
 import { cgroupDirs, conmons, entries, exists, iptablesIn, linksIn, mountsUnder, processAlive, processesNaming, runcIds, tempFilesUnder } from './host-state.js';
+import { logKeepersUnder } from '../helpers/leftovers.js';
 import type { ClientModel, ContainerModel, Uncertain } from './model.js';
 import type { SeededRandom } from './seeded-random.js';
 import type { CrashTarget } from './target.js';
@@ -524,6 +525,7 @@ export function checkNothingLeft(c: Checker, t: CrashTarget, busyboxLayers: read
   none('no mount is left', mountsUnder(t.base));
   none('no runc container is left', runcIds(x));
   none('no process is left (conmon, runc, plugins)', processesNaming(t.base).map((p) => `${p.pid} ${p.cmdline.join(' ').slice(0, 200)}`));
+  none('no log pipe keeper is left', logKeepersUnder(t.base));
   none('no cgroup is left', [...c.containerIds].flatMap(cgroupDirs).filter((dir) => exists(dir)));
   none('no network namespace file is left', entries(path.join(x, 'netns')));
   const links = linksIn(t.netns);
