@@ -65,6 +65,10 @@ export class ApiServer {
   /** Serves HTTP on a server made with serverOptions (plain or TLS). */
   attach(server: http.Server): void {
     this.servers.add(server);
+    // an idle keep-alive connection stays until the client closes it, as dockerd's Go server keeps
+    // it: Node's 5 s closing races a client reusing the connection then (Node's own agent frees
+    // sockets after 5 s too), and the request fails with EPIPE or ECONNRESET
+    server.keepAliveTimeout = 0;
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.track(this.dispatch(req, res)));
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       // An upgrade, or any request to a route that takes the connection (hijackingRequestClass).
