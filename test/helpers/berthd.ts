@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request, type RawResponse, type RequestOptions } from './http.js';
 import { dockerCli, type CliResult } from './docker-cli.js';
-import { mountsUnder } from './leftovers.js';
+import { killLogKeepersUnder, mountsUnder } from './leftovers.js';
 import { createTestNetns } from './netns.js';
 
 export const BERTHD = fileURLToPath(new URL('../../../bin/berthd', import.meta.url));
@@ -44,6 +44,8 @@ const dirs = new Set<string>();
 function cleanUp(): void {
   for (const p of live) p.kill('SIGKILL');
   for (const d of dirs) {
+    // containers outlive berthd: their log pipes' keepers would too
+    killLogKeepersUnder(d);
     // a berthd killed with its namespaces' folder still bound leaves that mount (and what is in it)
     for (const mount of mountsUnder(d).reverse()) spawnSync('umount', ['--lazy', mount]);
     rmSync(d, { recursive: true, force: true });

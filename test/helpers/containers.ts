@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Berthd, type StartOptions } from './berthd.js';
 import { loadBusybox } from './busybox-image.js';
+import { killLogKeepersUnder } from './leftovers.js';
 
 /** A berthd in a network namespace of its own (its bridges, veths and rules go with it), with busybox loaded. */
 export async function startWithBusybox(opts: StartOptions = {}): Promise<Berthd> {
@@ -29,7 +30,7 @@ export async function teardown(d: Berthd): Promise<void> {
   sweep(d.dir);
 }
 
-/** Kills conmons and containers started from `dir`, and unmounts everything mounted under it. */
+/** Kills conmons, containers and log pipe keepers started from `dir`, and unmounts everything mounted under it. */
 export function sweep(dir: string): void {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
@@ -39,6 +40,7 @@ export function sweep(dir: string): void {
       // gone
     }
   }
+  killLogKeepersUnder(dir);
   const runcRoot = path.join(dir, 'exec', 'runc');
   try {
     const list = JSON.parse(execFileSync('runc', ['--root', runcRoot, 'list', '--format', 'json'], { encoding: 'utf8' }) || 'null') as Array<{ id: string }> | null;

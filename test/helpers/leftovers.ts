@@ -54,19 +54,37 @@ export function conmonsOf(d: Berthd): number[] {
   return pids;
 }
 
-/** The log pipe keepers alive (`sleep infinity` holding a fifo, src/runtime/log-pipe.ts) whose fifo is under `dir`: their fifos. */
-export function logKeepersUnder(dir: string): string[] {
-  const held: string[] = [];
+/** The log pipe keepers alive (`sleep infinity` holding a fifo, src/runtime/log-pipe.ts) whose fifo is under `dir`: their pids and fifos. */
+function logKeepers(dir: string): Array<{ pid: number; fifo: string }> {
+  const found: Array<{ pid: number; fifo: string }> = [];
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, 'utf8') !== 'sleep\0infinity\0') continue;
       const fifo = readlinkSync(`/proc/${pid}/fd/0`);
-      if (fifo.startsWith(`${dir}/`)) held.push(fifo);
+      if (fifo.startsWith(`${dir}/`)) found.push({ pid: Number(pid), fifo });
     } catch {
       // gone
     }
   }
-  return held.sort();
+  return found;
+}
+
+/** The fifos of the log pipe keepers alive under `dir`. */
+export function logKeepersUnder(dir: string): string[] {
+  return logKeepers(dir)
+    .map((k) => k.fifo)
+    .sort();
+}
+
+/** Ends the log pipe keepers under `dir`: their command line does not name it, so a sweep by name misses them. */
+export function killLogKeepersUnder(dir: string): void {
+  for (const { pid } of logKeepers(dir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
 }
 
 export function leftovers(d: Berthd): Leftovers {
