@@ -13,6 +13,7 @@ import { createMetrics } from '../metrics/create-metrics.js';
 import { createImages } from '../image/create-images.js';
 import { createNetworks } from '../network/create-networks.js';
 import { createRootfs } from '../rootfs/create-rootfs.js';
+import { createCommandRunner } from '../runtime/create-command-runner.js';
 import { createSystem } from '../system/create-system.js';
 import { createVolumes } from '../volume/create-volumes.js';
 import { lockDataRoot } from './data-root-lock.js';
@@ -38,6 +39,8 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   // before any child process is spawned, so that none inherits systemd's variables
   const activatedFds = takeActivatedFds();
   try {
+    // forked while berthd is small; after takeActivatedFds, so that it inherits none of them
+    undo.push(await createCommandRunner({ log }));
     const lock = await lockDataRoot(config.dataRoot);
     undo.push(() => lock.release());
     // traversable but not listable: the default socket lives inside it, for its group to reach

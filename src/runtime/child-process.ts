@@ -1,6 +1,8 @@
 // Every command berth runs (mount, getfattr, ps, zstd...) starts here: none waits forever unasked,
 // an abort kills it, and a failure is one typed error whose message says why in the command's own
-// words. runc, conmon and the stdin relay keep their own spawns (their stdio is the container's).
+// words. Commands run to their end go to the daemon's command runner once it has one
+// (command-runner.ts), so that their spawns don't hold up berthd's event loop. runc's streaming
+// calls, conmon and the stdin relay keep their own spawns (their stdio is the container's).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
@@ -64,14 +66,67 @@ export class CommandError extends EngineError implements CommandFailure {
   }
 }
 
+/** What a command is asked to do, in a form that crosses to the command runner (command-runner.ts). */
+export interface CommandRequest {
+  file: string;
+  args: readonly string[];
+  /** no limit when undefined */
+  timeoutMs?: number;
+  maxBufferBytes: number;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string | Buffer;
+}
+
+/** How a command's run ended, before anyone judged it. */
+export interface CommandOutcome {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: string;
+  /** why it was stopped before its end */
+  stoppedFor?: 'timeout' | 'abort' | 'overflow';
+  /** why it could not start (Node's spawn error: message, and code when there is one) */
+  notStarted?: { message: string; code?: string };
+}
+
+/** Where commands run: in this process, or in the command runner once the daemon has one. */
+export type CommandExecutor = (request: CommandRequest, signal?: AbortSignal) => Promise<CommandOutcome>;
+
+let executor: CommandExecutor = executeHere;
+
+/** Sends every command from now on to `next` (the daemon's command runner); undefined goes back to running them here. */
+export function useCommandExecutor(next: CommandExecutor | undefined): void {
+  executor = next ?? executeHere;
+}
+
 /** Runs `file` (looked up on PATH, no shell) to its end and gathers its output. */
 export async function runCommand(file: string, args: readonly string[], opts: CommandOptions = {}): Promise<CommandResult> {
   const { timeoutMs = DEFAULT_TIMEOUT_MS, maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES, signal } = opts;
   signal?.throwIfAborted();
-  const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, stdio: 'pipe' });
+  const outcome = await executeCommand({ file, args, timeoutMs, maxBufferBytes, cwd: opts.cwd, env: opts.env, input: opts.input }, signal);
+  if (outcome.notStarted !== undefined) throw notStarted(file, Object.assign(new Error(outcome.notStarted.message), { code: outcome.notStarted.code }));
+  const { exitCode, stoppedFor } = outcome;
+  const failure: CommandFailure = { exitCode, signal: outcome.signal, stderr: outcome.stderr, timedOut: stoppedFor === 'timeout' };
+  if (stoppedFor === 'abort') throw signal?.reason;
+  if (stoppedFor === 'timeout') throw new CommandError(file, `timed out after ${timeoutMs} ms`, failure);
+  if (stoppedFor === 'overflow') throw new CommandError(file, `its output went over ${maxBufferBytes} bytes`, failure);
+  if (exitCode === null || (exitCode !== 0 && !opts.allowExitCodes?.includes(exitCode))) throw exitError(file, failure);
+  return { exitCode, stdout: outcome.stdout, stderr: failure.stderr };
+}
+
+/** Runs a command to its end, wherever commands run, and says how it ended without judging it (runc reads its own exit codes). */
+export function executeCommand(request: CommandRequest, signal?: AbortSignal): Promise<CommandOutcome> {
+  return executor(request, signal);
+}
+
+/** Runs a command as a child of this process: what the command runner does with each request. */
+export async function executeHere(request: CommandRequest, signal?: AbortSignal): Promise<CommandOutcome> {
+  const { file, args, timeoutMs, maxBufferBytes } = request;
+  const child = spawn(file, args, { cwd: request.cwd, env: request.env, stdio: 'pipe' });
   const stdout = new CappedOutput(maxBufferBytes);
   const stderr = new CappedOutput(maxBufferBytes);
-  let stoppedFor: 'timeout' | 'abort' | 'overflow' | undefined;
+  let stoppedFor: CommandOutcome['stoppedFor'];
   // a child it started may still hold the pipes: once it is stopped, the rest of its output is of no interest
   const dropOutput = () => {
     child.stdout.destroy();
@@ -83,8 +138,9 @@ export async function runCommand(file: string, args: readonly string[], opts: Co
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     else dropOutput();
   };
-  const timer = setTimeout(() => stop('timeout'), timeoutMs);
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop('timeout'), timeoutMs);
   const onAbort = () => stop('abort');
+  if (signal?.aborted) stop('abort');
   signal?.addEventListener('abort', onAbort, { once: true });
   child.stdout.on('data', (chunk: Buffer) => {
     if (!stdout.add(chunk)) stop('overflow');
@@ -94,23 +150,15 @@ export async function runCommand(file: string, args: readonly string[], opts: Co
   });
   // a command may exit without reading its input: its exit status tells, not EPIPE
   child.stdin.on('error', () => undefined);
-  child.stdin.end(opts.input);
+  child.stdin.end(request.input);
   child.once('exit', () => {
     if (stoppedFor !== undefined) dropOutput();
   });
   try {
-    const [exitCode, exitSignal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (code: number | null, sig: NodeJS.Signals | null) => resolve([code, sig]));
-    }).catch((err: Error) => {
-      throw notStarted(file, err);
+    return await new Promise<CommandOutcome>((resolve) => {
+      child.once('error', (err: NodeJS.ErrnoException) => resolve({ exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: '', notStarted: { message: err.message, code: err.code } }));
+      child.once('close', (exitCode: number | null, exitSignal: NodeJS.Signals | null) => resolve({ exitCode, signal: exitSignal, stdout: stdout.bytes(), stderr: stderr.text(), stoppedFor }));
     });
-    const failure: CommandFailure = { exitCode, signal: exitSignal, stderr: stderr.text(), timedOut: stoppedFor === 'timeout' };
-    if (stoppedFor === 'abort') throw signal?.reason;
-    if (stoppedFor === 'timeout') throw new CommandError(file, `timed out after ${timeoutMs} ms`, failure);
-    if (stoppedFor === 'overflow') throw new CommandError(file, `its output went over ${maxBufferBytes} bytes`, failure);
-    if (exitCode === null || (exitCode !== 0 && !opts.allowExitCodes?.includes(exitCode))) throw exitError(file, failure);
-    return { exitCode, stdout: stdout.bytes(), stderr: failure.stderr };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);

@@ -10,8 +10,7 @@
 // in the pipe, then block, as a container's do under a stopped dockerd), and output still in the
 // pipe when conmon exits is kept for berthd to read. Once the run has ended, berthd kills the
 // keeper and reads on to the end of the pipe.
-import { spawn } from 'node:child_process';
-import { closeSync, constants as fsConstants, openSync } from 'node:fs';
+import { constants as fsConstants, openSync } from 'node:fs';
 import { readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -25,23 +24,23 @@ function keeperPidFile(bundleDir: string): string {
   return path.join(bundleDir, 'log-keeper.pid');
 }
 
-/** Makes the run's fifo and its keeper; conmon may open the fifo from then on. */
+/**
+ * Makes the run's fifo and its keeper; conmon may open the fifo from then on. One command does
+ * both: a shell makes the fifo, opens it read-write (so the open neither blocks nor needs a
+ * reader) and leaves the keeper behind with it on its stdin, in a session of its own (setsid, so
+ * that a signal to berthd's group spares it); it says the keeper's pid once the keeper holds the
+ * fifo, which is what releaseLogPipe checks before it kills.
+ */
 export async function makeLogPipe(bundleDir: string): Promise<string> {
   const fifo = logFifoPath(bundleDir);
-  await runCommand('mkfifo', ['-m', '0600', fifo]);
-  // read-write, so the open neither blocks nor needs a reader
-  const fd = openSync(fifo, fsConstants.O_RDWR);
-  try {
-    const keeper = spawn('sleep', ['infinity'], { detached: true, stdio: [fd, 'ignore', 'ignore'] });
-    await new Promise<void>((resolve, reject) => {
-      keeper.once('spawn', resolve);
-      keeper.once('error', reject);
-    });
-    keeper.unref();
-    await writeFile(keeperPidFile(bundleDir), String(keeper.pid), { mode: 0o600 });
-  } finally {
-    closeSync(fd);
-  }
+  const script = [
+    'mkfifo -m 0600 "$1" && exec 3<>"$1" || exit',
+    'setsid sleep infinity <&3 3<&- >/dev/null 2>&1 &',
+    'while [ "$(readlink /proc/$!/fd/0)" != "$1" ]; do kill -0 $! || exit; done',
+    'echo $!',
+  ].join('\n');
+  const { stdout } = await runCommand('sh', ['-c', script, 'sh', fifo]);
+  await writeFile(keeperPidFile(bundleDir), stdout.toString('utf8').trim(), { mode: 0o600 });
   return fifo;
 }
 

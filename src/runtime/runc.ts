@@ -13,10 +13,11 @@
 // that group in the container (killing runc alone would leave it running there).
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import path from 'node:path';
 import { EngineError } from '../errors.js';
+import { executeCommand } from './child-process.js';
 import type { OciProcess } from './oci-spec.js';
 import { runtimeMessage, translateRuntimeError, type RuntimeOperation } from './runtime-errors.js';
 
@@ -281,9 +282,26 @@ export class Runc {
     return r;
   }
 
+  /** A call with nothing to stream (start, delete, kill, state...): run wherever commands run (child-process.ts). */
+  private async execute(operation: RuntimeOperation, args: string[], opts: CallOptions, logFile: string, timeoutMs: number): Promise<CallResult> {
+    const outcome = await executeCommand(
+      { file: this.binary, args: ['--root', this.stateDir, '--log', logFile, '--log-format', 'json', ...args], input: opts.input, timeoutMs: timeoutMs > 0 ? timeoutMs : undefined, maxBufferBytes: RUNC_OUTPUT_BYTES },
+      opts.signal,
+    );
+    const log = await readFile(logFile, 'utf8').catch(() => '');
+    await rm(logFile, { force: true });
+    if (outcome.notStarted !== undefined) throw new EngineError('system', `cannot run ${this.binary}: ${outcome.notStarted.message}`);
+    if (outcome.stoppedFor === 'timeout') throw new EngineError('system', `runc ${operation} ${opts.id} did not finish within ${timeoutMs} ms`);
+    if (outcome.stoppedFor === 'abort') throw opts.signal?.reason;
+    if (outcome.stoppedFor === 'overflow') throw new EngineError('system', `runc ${operation} ${opts.id}: its output went over ${RUNC_OUTPUT_BYTES} bytes`);
+    return { code: outcome.exitCode, signal: outcome.signal, stdout: outcome.stdout, stderr: Buffer.from(outcome.stderr), log };
+  }
+
   private call(operation: RuntimeOperation, args: string[], opts: CallOptions): Promise<CallResult> {
     const logFile = path.join(this.logDir, `${operation}-${process.pid}-${++this.calls}.json`);
     const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
+    const plain = opts.stdio === undefined && opts.stdin === undefined && opts.onOutput === undefined && opts.stop === undefined && !opts.untilExit;
+    if (plain) return this.execute(operation, args, opts, logFile, timeoutMs);
     const stdio: StdioOptions = opts.stdio ?? [opts.input !== undefined || opts.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'];
     return new Promise((resolve, reject) => {
       const child = spawn(this.binary, ['--root', this.stateDir, '--log', logFile, '--log-format', 'json', ...args], { stdio });
@@ -342,6 +360,8 @@ export class Runc {
   }
 }
 
+/** what a plain call's output may hold (runc list's JSON over every container, at most) */
+const RUNC_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** how long a stopped exec waits for runc to name its process before runc itself is killed */
 const PID_FILE_WAIT_MS = 5000;
 /** how long runc may take to end once its process is killed */
