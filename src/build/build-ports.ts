@@ -15,7 +15,7 @@ export interface BuildImages {
   children(id: string): string[];
   /** pulls `ref` (its name as given), its progress on `out` */
   pull(ref: string, auth: AuthConfig | undefined, platform: string, out: ProgressSink, signal: AbortSignal): Promise<void>;
-  tag(id: string, repo: string, tag: string): void;
+  tag(id: string, repo: string, tag: string): Promise<void>;
 }
 
 export interface StepCommit {

@@ -179,7 +179,7 @@ export class ContainerService {
         restartCount: 0,
         state: initialState(),
       };
-      this.store.save(record);
+      await this.store.add(record);
       this.publish(record, 'create');
       return id;
     } catch (err) {
@@ -214,7 +214,7 @@ export class ContainerService {
   async stop(ref: string, timeoutS?: number): Promise<void> {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
-      if (!this.cancelRestart(record) && !hasProcess(record.state.status)) throw notModified();
+      if (!(await this.cancelRestart(record)) && !hasProcess(record.state.status)) throw notModified();
       await this.stopRun(record, timeoutS);
       this.publish(record, 'stop');
     });
@@ -223,7 +223,7 @@ export class ContainerService {
   async restart(ref: string, timeoutS?: number): Promise<void> {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
-      this.cancelRestart(record);
+      await this.cancelRestart(record);
       if (hasProcess(record.state.status)) {
         await this.stopRun(record, timeoutS);
         this.publish(record, 'stop');
@@ -242,11 +242,11 @@ export class ContainerService {
     const record = this.get(ref);
     const number = signal === undefined || signal === '' ? SIGKILL : signalNumber(signal);
     await this.serial(record.id, async () => {
-      if (this.cancelRestart(record)) return;
+      if (await this.cancelRestart(record)) return;
       if (!hasProcess(record.state.status)) throw notRunningError(record.id);
       // any kill through the API counts as a user's stop for the restart policy, as in dockerd
       record.state.stoppedByUser = true;
-      this.store.save(record);
+      await this.store.save(record);
       const run = this.runs.get(record.id);
       await this.signal(record, number);
       if (number !== SIGKILL || run === undefined) return;
@@ -262,7 +262,7 @@ export class ContainerService {
       if (record.state.status === 'paused') throw conflict(`Container ${record.id} is already paused`);
       if (record.state.status !== 'running') throw notRunningError(record.id);
       await this.opts.runner.pause(record.id);
-      this.setStatus(record, 'paused', () => {
+      await this.setStatus(record, 'paused', () => {
         if (opts.forCommit === true) record.state.pausedForCommit = true;
       });
       this.publish(record, 'pause');
@@ -275,7 +275,7 @@ export class ContainerService {
       // dockerd 20.10 answered 500 the second time; newer engines answer 409 every time, as clients expect
       if (record.state.status !== 'paused') throw conflict(`Container ${record.id} is not paused`);
       await this.opts.runner.resume(record.id);
-      this.setStatus(record, 'running');
+      await this.setStatus(record, 'running');
       this.publish(record, 'unpause');
     });
   }
@@ -312,7 +312,7 @@ export class ContainerService {
       this.store.names.reserve(newName, record.id);
       record.name = newName;
       try {
-        this.store.save(record);
+        await this.store.save(record);
       } catch (err) {
         record.name = oldName;
         this.store.names.release(newName);
@@ -355,7 +355,7 @@ export class ContainerService {
     const record = this.get(ref);
     await this.serial(record.id, async () => {
       await change(record, hasProcess(record.state.status));
-      this.store.save(record);
+      await this.store.save(record);
     });
   }
 
@@ -365,7 +365,7 @@ export class ContainerService {
     await this.serial(record.id, async () => {
       const removed = (record.hostConfig.Links ?? []).filter((l) => !links.includes(l));
       record.hostConfig.Links = links.length > 0 ? links : null;
-      this.store.save(record);
+      await this.store.save(record);
       // dockerd refreshes a running container's sandbox: the links' lines leave its /etc/hosts
       if (hasProcess(record.state.status)) this.opts.runner.dropLinkHosts(record.id, removed.map((l) => l.slice(l.lastIndexOf('/') + 1)));
     });
@@ -392,7 +392,7 @@ export class ContainerService {
       log.info({ id }, 'removing a container whose create was interrupted');
       await this.opts.runner.clear(id, { killFirst: true }).catch((err: unknown) => log.debug({ err, id }, 'clearing an interrupted create'));
       await this.opts.rootfs.remove(id).catch((err: unknown) => log.debug({ err, id }, 'removing the root filesystem of an interrupted create'));
-      this.store.delete({ id, name: '' } as ContainerRecord);
+      await this.store.delete({ id, name: '' } as ContainerRecord);
     }
     const known = new Set(loaded.map((r) => r.id));
     for (const rootfs of this.opts.rootfs.list()) {
@@ -422,7 +422,7 @@ export class ContainerService {
       // what the run wrote while berthd was away is still in its pipe
       await this.opts.drainLogs(record)?.finish();
       if (s.status === 'restarting') {
-        this.setStatus(record, 'exited');
+        await this.setStatus(record, 'exited');
       } else {
         await this.recordExit(record, exit ?? { lost: true, finishedAtNs: nowNanos() }, Date.parse(s.startedAt));
         return;
@@ -451,7 +451,7 @@ export class ContainerService {
     this.opts.log.info({ id: record.id, status: s.status, frozen, forCommit: s.pausedForCommit === true }, 'resuming a container an interrupted pause, unpause or commit left frozen or paused');
     if (frozen) await this.opts.runner.resume(record.id);
     if (s.status === 'paused') {
-      this.setStatus(record, 'running');
+      await this.setStatus(record, 'running');
       this.publish(record, 'unpause');
     }
   }
@@ -481,14 +481,14 @@ export class ContainerService {
       record.state.error = (err as Error).message;
       record.state.exitCode = err instanceof ContainerCommandError ? err.exitCode : 128;
       if (record.state.status === 'restarting') record.state.status = 'exited';
-      this.store.save(record);
+      await this.store.save(record);
       this.publish(record, 'die', { exitCode: String(record.state.exitCode) });
       this.notify(record, ['next-exit']);
       this.opts.runs.ended(record.id);
       throw err;
     }
     const s = record.state;
-    this.setStatus(record, 'running', () => {
+    await this.setStatus(record, 'running', () => {
       s.pid = handle.pid;
       s.conmonPid = handle.conmonPid;
       s.exitCode = 0;
@@ -518,7 +518,7 @@ export class ContainerService {
       onChange: (health, statusChanged) => {
         if (this.runs.get(record.id) !== run) return;
         record.state.health = health;
-        this.store.save(record);
+        this.saveLater(record);
         if (statusChanged) this.publish(record, `health_status: ${health.Status}`);
       },
     });
@@ -558,7 +558,8 @@ export class ContainerService {
           ranForMs,
           previousDelayMs: this.lastRestartDelayMs.get(record.id) ?? 0,
         });
-    this.setStatus(record, delayMs !== undefined ? 'restarting' : 'exited', () => {
+    // the record changes at once and is durable by the end: what follows must see the run ended in the same tick
+    const saved = this.setStatus(record, delayMs !== undefined ? 'restarting' : 'exited', () => {
       const s = record.state;
       s.pid = 0;
       s.conmonPid = 0;
@@ -580,6 +581,7 @@ export class ContainerService {
         this.opts.log.warn({ err, id: record.id }, 'AutoRemove failed'),
       );
     }
+    await saved;
   }
 
   private scheduleRestart(record: ContainerRecord, delayMs: number): void {
@@ -603,13 +605,13 @@ export class ContainerService {
   }
 
   /** Cancels a pending restart; true when there was one (the container is then exited). */
-  private cancelRestart(record: ContainerRecord): boolean {
+  private async cancelRestart(record: ContainerRecord): Promise<boolean> {
     const pending = this.restartTimers.get(record.id);
     if (pending === undefined) return false;
     clearTimeout(pending.timer);
     this.restartTimers.delete(record.id);
     record.state.stoppedByUser = true;
-    this.setStatus(record, 'exited');
+    await this.setStatus(record, 'exited');
     return true;
   }
 
@@ -617,7 +619,7 @@ export class ContainerService {
   private async stopRun(record: ContainerRecord, timeoutS: number | undefined): Promise<void> {
     const run = this.runs.get(record.id);
     record.state.stoppedByUser = true;
-    this.store.save(record);
+    await this.store.save(record);
     if (run === undefined) return;
     const wait = timeoutS ?? record.config.StopTimeout ?? DEFAULT_STOP_TIMEOUT_S;
     const stopSignal = signalNumber(record.config.StopSignal || 'SIGTERM');
@@ -636,7 +638,7 @@ export class ContainerService {
     // a paused container must run to receive it (dockerd resumes it too)
     if (record.state.status === 'paused' && (signal === SIGKILL || signal === signalNumber(record.config.StopSignal || 'SIGTERM'))) {
       await this.opts.runner.resume(record.id).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'resume to deliver a signal'));
-      this.setStatus(record, 'running');
+      await this.setStatus(record, 'running');
     }
   }
 
@@ -649,7 +651,7 @@ export class ContainerService {
     if (!opts.force && (s === 'running' || s === 'restarting')) {
       throw conflict(`You cannot remove a running container ${record.id}. Stop the container before attempting removal or force remove`);
     }
-    this.cancelRestart(record);
+    await this.cancelRestart(record);
     const run = this.runs.get(record.id);
     if (run) {
       record.state.stoppedByUser = true;
@@ -657,12 +659,12 @@ export class ContainerService {
       await this.signal(record, SIGKILL).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'kill before removal'));
       await run.finished;
     }
-    if (record.state.status !== 'removing') this.setStatus(record, 'removing');
+    if (record.state.status !== 'removing') await this.setStatus(record, 'removing');
     // the end of the last run cleared its runtime state already; the root filesystem goes now
     // (unless a removal the daemon's end cut short took it: the record goes last)
     if (this.opts.rootfs.get(record.id) !== undefined) await this.opts.rootfs.remove(record.id);
     await this.opts.runner.forget(record.id);
-    this.store.delete(record);
+    await this.store.delete(record);
     this.lastRestartDelayMs.delete(record.id);
     if (opts.removeVolumes) await this.removeAnonymousVolumes(record);
     this.publish(record, 'destroy');
@@ -680,7 +682,8 @@ export class ContainerService {
     }
   }
 
-  private setStatus(record: ContainerRecord, status: ContainerStatus, change?: () => void): void {
+  /** Moves the container to `status` in memory at once; resolves once the record is durable. */
+  private async setStatus(record: ContainerRecord, status: ContainerStatus, change?: () => void): Promise<void> {
     if (!canMove(record.state.status, status)) {
       throw new EngineError('system', `container ${record.id} cannot go from ${record.state.status} to ${status}`);
     }
@@ -690,11 +693,17 @@ export class ContainerService {
     if (status !== 'paused') delete record.state.pausedForCommit;
     change?.();
     try {
-      this.store.save(record);
+      await this.store.save(record);
     } catch (err) {
-      record.state = before;
+      // unless it has moved on meanwhile
+      if (record.state.status === status) record.state = before;
       throw err;
     }
+  }
+
+  /** Saves a change nobody waits on (a health check's); a failure is logged, as dockerd logs a failed checkpoint. */
+  private saveLater(record: ContainerRecord): void {
+    this.store.save(record).catch((err: unknown) => this.opts.log.error({ err, id: record.id }, 'saving the container\'s record'));
   }
 
   private waitResult(record: ContainerRecord): WaitResult {

@@ -1,9 +1,10 @@
 // The containers' records: one JSON file each, written atomically before anything else learns of a
 // change (persist, then publish to memory, then acknowledge), and the lookups dockerd offers:
 // full ID, name, or a unique ID prefix.
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { EngineError, invalidParameter } from '../errors.js';
-import { removeTemporaryFiles, writeFileAtomic } from '../store/atomic-file.js';
+import { removeTemporaryFiles, writeFileAtomic, writesLanded } from '../store/atomic-file.js';
 import type { ContainerPaths } from './container-paths.js';
 import type { ContainerRecord } from './container-record.js';
 import { NameRegistry } from './container-names.js';
@@ -47,19 +48,30 @@ export class ContainerStore {
     return { loaded: [...this.records.values()], incomplete };
   }
 
-  /** Writes the record, then makes it the one in memory. */
-  save(record: ContainerRecord): void {
-    mkdirSync(this.paths.dir(record.id), { recursive: true, mode: 0o710 });
-    writeFileAtomic(this.paths.record(record.id), JSON.stringify(record));
+  /** Writes a new container's record, then makes it the one in memory; resolves once it is durable. */
+  async add(record: ContainerRecord): Promise<void> {
+    await mkdir(this.paths.dir(record.id), { recursive: true, mode: 0o710 });
+    await writeFileAtomic(this.paths.record(record.id), JSON.stringify(record));
     this.records.set(record.id, record);
   }
 
-  /** Forgets the container and removes its directory (the record goes first, by rename-free unlink). */
-  delete(record: ContainerRecord): void {
-    rmSync(this.paths.record(record.id), { force: true });
-    rmSync(this.paths.dir(record.id), { recursive: true, force: true });
+  /**
+   * Writes the record as it is now (the one in memory, changed in place); resolves once it is
+   * durable, which is what an answer to the client waits for. A container deleted meanwhile stays
+   * deleted: a save that comes late (a health check's) writes nothing.
+   */
+  async save(record: ContainerRecord): Promise<void> {
+    if (this.records.get(record.id) !== record) return;
+    await writeFileAtomic(this.paths.record(record.id), JSON.stringify(record));
+  }
+
+  /** Forgets the container and removes its directory, once the writes of its record have landed. */
+  async delete(record: ContainerRecord): Promise<void> {
     this.records.delete(record.id);
     this.names.release(record.name);
+    await writesLanded(this.paths.record(record.id));
+    await rm(this.paths.record(record.id), { force: true });
+    await rm(this.paths.dir(record.id), { recursive: true, force: true });
   }
 
   all(): ContainerRecord[] {

@@ -1,12 +1,13 @@
 // Blobs by sha256 digest: image configs and layer tars. Written to staging and renamed into place;
 // verified against their digest whenever they are read back whole.
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, createReadStream, createWriteStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EngineError, invalidParameter } from '../errors.js';
-import { removeTemporaryFiles, writeFileAtomic } from '../store/atomic-file.js';
+import { removeTemporaryFiles, fsyncPath, writeFileAtomic } from '../store/atomic-file.js';
 import type { Staging } from '../store/staging.js';
 import { digestHex, isDigest, sha256Digest, type Digest } from './digest.js';
 
@@ -31,9 +32,10 @@ export class BlobStore {
     return statSync(this.path(digest)).size;
   }
 
-  putBytes(data: Uint8Array): Digest {
+  /** Resolves with the blob's digest once it is durable. */
+  async putBytes(data: Uint8Array): Promise<Digest> {
     const digest = sha256Digest(data);
-    if (!this.has(digest)) writeFileAtomic(this.path(digest), data, 0o600);
+    if (!this.has(digest)) await writeFileAtomic(this.path(digest), data, 0o600);
     return digest;
   }
 
@@ -48,7 +50,7 @@ export class BlobStore {
     });
     try {
       await pipeline(source, createWriteStream(tmp, { mode: 0o600 }), { signal });
-      return { digest: this.commitFile(tmp, hash, expected), sizeBytes };
+      return { digest: await this.commitFile(tmp, hash, expected), sizeBytes };
     } catch (err) {
       rmSync(tmp, { force: true });
       throw err;
@@ -66,33 +68,23 @@ export class BlobStore {
       hash.update(chunk as Buffer);
       sizeBytes += (chunk as Buffer).length;
     }
-    return { digest: this.commitFile(file, hash, expected), sizeBytes };
+    return { digest: await this.commitFile(file, hash, expected), sizeBytes };
   }
 
   /** Takes a staged file whose digest its writer computed and checked (a download) into the store. */
-  adoptHashed(file: string, digest: Digest): void {
-    const fd = openSync(file, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(file, this.path(digest));
+  async adoptHashed(file: string, digest: Digest): Promise<void> {
+    await fsyncPath(file);
+    await rename(file, this.path(digest));
   }
 
   /** Checks the digest of a file fully written and hashed, makes it durable, and renames it into place. */
-  private commitFile(file: string, hash: Hash, expected: Digest | undefined): Digest {
+  private async commitFile(file: string, hash: Hash, expected: Digest | undefined): Promise<Digest> {
     const digest: Digest = `sha256:${hash.digest('hex')}`;
     if (expected !== undefined && digest !== expected) {
       throw invalidParameter(`content digest ${digest} does not match the expected ${expected}`);
     }
-    const fd = openSync(file, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(file, this.path(digest));
+    await fsyncPath(file);
+    await rename(file, this.path(digest));
     return digest;
   }
 

@@ -77,9 +77,9 @@ export function prepareCommit(store: ImageStore, name: { repo: string; tag: stri
       };
       const configBytes = Buffer.from(JSON.stringify(config));
       const id = sha256Digest(configBytes);
-      store.commitImage(lease, id, configBytes, parseImageConfig(configBytes), parent?.id);
+      await store.commitImage(lease, id, configBytes, parseImageConfig(configBytes), parent?.id);
       if (ref === undefined) return { id, ref: '' };
-      store.tag(id, name.repo, name.tag);
+      await store.tag(id, name.repo, name.tag);
       return { id, ref: familiarString(ref) };
     });
 }

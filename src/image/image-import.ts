@@ -55,8 +55,8 @@ export function imageImport(deps: { store: ImageStore; events: EventBus }, opts:
         };
         const configBytes = Buffer.from(JSON.stringify(config));
         const id = sha256Digest(configBytes);
-        store.commitImage(lease, id, configBytes, parseImageConfig(configBytes));
-        store.name(id, ref === undefined ? [] : [ref]);
+        await store.commitImage(lease, id, configBytes, parseImageConfig(configBytes));
+        await store.name(id, ref === undefined ? [] : [ref]);
         events.publish('image', 'import', { id, attributes: { name: ref !== undefined ? familiarString(ref) : id } });
         return id;
       });

@@ -33,9 +33,9 @@ export function imageLoad(deps: { store: ImageStore; staging: Staging; events: E
               const source = { open: () => archive.open(m.layers[i]), localFile: () => archive.localFile(m.layers[i]) };
               parent = (await store.addLayer(lease, parent, diffId, source, signal)).chainId;
             }
-            store.commitImage(lease, id, configBytes, config);
+            await store.commitImage(lease, id, configBytes, config);
             const refs = m.repoTags.map((t) => withDefaultTag(parseNormalizedReference(t)));
-            store.name(id, refs);
+            await store.name(id, refs);
             events.publish('image', 'load', { id, attributes: { name: id } });
             if (refs.length === 0) lines.push(`Loaded image ID: ${id}\n`);
             for (const r of refs) lines.push(`Loaded image: ${familiarString(r)}\n`);

@@ -61,14 +61,15 @@ export class ImageRecords {
       .map((r) => r.id);
   }
 
-  put(record: ImageRecord): void {
-    writeFileAtomic(path.join(this.imagesDir, `${digestHex(record.id)}.json`), JSON.stringify(record));
+  /** Writes the image's record, then makes it the one in memory; resolves once it is durable. */
+  async put(record: ImageRecord): Promise<void> {
+    await writeFileAtomic(path.join(this.imagesDir, `${digestHex(record.id)}.json`), JSON.stringify(record));
     this.images.set(record.id, record);
   }
 
-  delete(id: Digest): void {
+  async delete(id: Digest): Promise<void> {
     const remaining = [...this.refs].filter(([, target]) => target !== id);
-    if (remaining.length !== this.refs.size) this.saveRefs(new Map(remaining));
+    if (remaining.length !== this.refs.size) await this.saveRefs(new Map(remaining));
     this.staging.discard(path.join(this.imagesDir, `${digestHex(id)}.json`));
     this.images.delete(id);
   }
@@ -83,7 +84,7 @@ export class ImageRecords {
   }
 
   /** Points each reference at its image in one write; returns the images the references left. */
-  setRefs(changes: ReadonlyArray<[ref: string, id: Digest]>): Digest[] {
+  async setRefs(changes: ReadonlyArray<[ref: string, id: Digest]>): Promise<Digest[]> {
     const next = new Map(this.refs);
     const left: Digest[] = [];
     for (const [ref, id] of changes) {
@@ -92,18 +93,28 @@ export class ImageRecords {
       next.delete(ref); // re-adding keeps refsOf in the order names were given
       next.set(ref, id);
     }
-    this.saveRefs(next);
+    await this.saveRefs(next);
     return left;
   }
 
-  removeRef(ref: string): void {
+  async removeRef(ref: string): Promise<void> {
     const next = new Map(this.refs);
     next.delete(ref);
-    this.saveRefs(next);
+    await this.saveRefs(next);
   }
 
-  private saveRefs(next: Map<string, Digest>): void {
-    writeFileAtomic(this.repositoriesFile, JSON.stringify({ refs: Object.fromEntries(next) } satisfies Repositories));
+  /**
+   * The references in memory at once, so that the next change starts from them; resolves once
+   * they are durable (writes of the file land in order, the last one holding every change).
+   */
+  private async saveRefs(next: Map<string, Digest>): Promise<void> {
+    const previous = this.refs;
     this.refs = next;
+    try {
+      await writeFileAtomic(this.repositoriesFile, JSON.stringify({ refs: Object.fromEntries(next) } satisfies Repositories));
+    } catch (err) {
+      if (this.refs === next) this.refs = previous;
+      throw err;
+    }
   }
 }

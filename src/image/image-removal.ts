@@ -31,7 +31,7 @@ export class ImageRemoval {
   }
 
   /** Untags a reference, and deletes the image when nothing names it any more. */
-  remove(refOrId: string, opts: { force: boolean; prune: boolean }): DeleteItem[] {
+  async remove(refOrId: string, opts: { force: boolean; prune: boolean }): Promise<DeleteItem[]> {
     const id = this.store.resolveId(refOrId);
     const items: DeleteItem[] = [];
     const refs = this.store.refsOf(id);
@@ -45,7 +45,7 @@ export class ImageRemoval {
           `conflict: unable to remove repository reference "${refOrId}" (must force) - container ${user.slice(0, 12)} is using its referenced image ${shortId(id)}`,
         );
       }
-      this.store.untag(ref);
+      await this.store.untag(ref);
       items.push({ untagged: familiarString(ref) });
       this.events.publish('image', 'untag', { id, attributes: { name: id } });
       // a tag gone with no other tag of its repository left takes that repository's digests along, as dockerd's
@@ -54,7 +54,7 @@ export class ImageRemoval {
       if (ref.digest === undefined && !left.some((r) => !r.includes('@') && repositoryOf(r) === repo)) {
         for (const digestRef of left.filter((r) => r.includes('@') && repositoryOf(r) === repo)) {
           const parsed = parseNormalizedReference(digestRef);
-          this.store.untag(parsed);
+          await this.store.untag(parsed);
           items.push({ untagged: familiarString(parsed) });
         }
       }
@@ -71,12 +71,12 @@ export class ImageRemoval {
     } else {
       items.push(...this.untagAll(id, refs));
     }
-    items.push(...this.deleteImage(id, opts.prune));
+    items.push(...(await this.deleteImage(id, opts.prune)));
     return items;
   }
 
   /** Deletes the images `selected` picks (see image-filters.ts) that no container uses. */
-  prune(selected: (image: Image) => boolean): PruneResult {
+  async prune(selected: (image: Image) => boolean): Promise<PruneResult> {
     const items: DeleteItem[] = [];
     const sizeBefore = this.store.layersSizeBytes();
     for (const image of this.store.list()) {
@@ -84,7 +84,7 @@ export class ImageRemoval {
       if (!this.store.hasImage(image.id) || this.store.children(image.id).length > 0 || !selected(image)) continue;
       const usedBy = this.containers.imageUsers(image.id);
       if (usedBy.active.length + usedBy.inactive.length > 0) continue;
-      items.push(...this.untagAll(image.id, image.refs), ...this.deleteImage(image.id, true));
+      items.push(...this.untagAll(image.id, image.refs), ...(await this.deleteImage(image.id, true)));
     }
     const reclaimedBytes = sizeBefore - this.store.layersSizeBytes();
     this.events.publish('image', 'prune', { id: '', attributes: { reclaimed: String(reclaimedBytes) } });
@@ -99,14 +99,14 @@ export class ImageRemoval {
     });
   }
 
-  private deleteImage(id: Digest, prune: boolean): DeleteItem[] {
+  private async deleteImage(id: Digest, prune: boolean): Promise<DeleteItem[]> {
     const { parent } = this.store.get(id);
     const items: DeleteItem[] = [{ deleted: id }];
-    this.store.delete(id);
+    await this.store.delete(id);
     this.events.publish('image', 'delete', { id, attributes: { name: id } });
     if (!prune) return items;
     for (const chainId of this.store.collectGarbage()) items.push({ deleted: chainId });
-    if (parent !== undefined && this.unneeded(parent)) items.push(...this.deleteImage(parent, true));
+    if (parent !== undefined && this.unneeded(parent)) items.push(...(await this.deleteImage(parent, true)));
     return items;
   }
 

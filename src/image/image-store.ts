@@ -151,27 +151,27 @@ export class ImageStore {
   }
 
   /** Points repo:tag at an image. */
-  tag(refOrId: string, repo: string, tag: string): void {
+  async tag(refOrId: string, repo: string, tag: string): Promise<void> {
     const id = this.resolveId(refOrId);
     const ref = tagReference(repo, tag);
-    this.name(id, [ref]);
+    await this.name(id, [ref]);
     this.events.publish('image', 'tag', { id, attributes: { name: familiarString(ref) } });
   }
 
   /** Points the references at an image in one write. */
-  name(id: Digest, refs: ImageReference[]): void {
+  async name(id: Digest, refs: ImageReference[]): Promise<void> {
     if (refs.length === 0) return;
-    this.records.setRefs(refs.map((r) => [formatReference(r), id]));
-    this.records.put({ ...(this.records.get(id) as ImageRecord), lastTagTime: new Date().toISOString() });
+    await this.records.setRefs(refs.map((r) => [formatReference(r), id]));
+    await this.records.put({ ...(this.records.get(id) as ImageRecord), lastTagTime: new Date().toISOString() });
   }
 
-  untag(ref: ImageReference): void {
-    this.records.removeRef(formatReference(ref));
+  async untag(ref: ImageReference): Promise<void> {
+    await this.records.removeRef(formatReference(ref));
   }
 
   /** Drops an image's record and names; its layers go at the next garbage collection. */
-  delete(id: Digest): void {
-    this.records.delete(id);
+  async delete(id: Digest): Promise<void> {
+    await this.records.delete(id);
     this.configs.delete(id);
   }
 
@@ -288,7 +288,7 @@ export class ImageStore {
   }
 
   /** The layer unpacked from `tar` in one pass that also hashes it; `verified` runs once the hash matches `diffId`, before the layer is recorded. */
-  private async applyVerified(lease: Lease, parent: Digest | null, diffId: Digest, tar: Readable, signal?: AbortSignal, verified?: () => void): Promise<{ record: LayerRecord; tarSizeBytes: number }> {
+  private async applyVerified(lease: Lease, parent: Digest | null, diffId: Digest, tar: Readable, signal?: AbortSignal, verified?: () => Promise<void>): Promise<{ record: LayerRecord; tarSizeBytes: number }> {
     lease.add(diffId);
     lease.add(parent === null ? diffId : (chainIds([parent, diffId])[1] as Digest));
     const hash = createHash('sha256');
@@ -307,17 +307,17 @@ export class ImageStore {
       for await (const chunk of counted) void chunk;
       const got: Digest = `sha256:${hash.digest('hex')}`;
       if (got !== diffId) throw invalidParameter(`content digest ${got} does not match the expected ${diffId}`);
-      verified?.();
+      await verified?.();
       return applied;
     });
     return { record, tarSizeBytes };
   }
 
   /** Keeps a layer's compressed blob (already hashed by its writer) under the registry's digest. */
-  addLayerBlob(lease: Lease, diffId: Digest, file: string, blob: LayerBlob): void {
+  async addLayerBlob(lease: Lease, diffId: Digest, file: string, blob: LayerBlob): Promise<void> {
     lease.add(blob.digest);
-    if (!this.blobs.has(blob.digest)) this.blobs.adoptHashed(file, blob.digest);
-    this.layerBlobs.put(diffId, blob);
+    if (!this.blobs.has(blob.digest)) await this.blobs.adoptHashed(file, blob.digest);
+    await this.layerBlobs.put(diffId, blob);
   }
 
   /** The compressed blob a registry knows the layer by, if one is kept. */
@@ -336,11 +336,11 @@ export class ImageStore {
   }
 
   /** Stores an image's config and writes its record: from here on the image exists. A commit names the image it was made on. */
-  commitImage(lease: Lease, id: Digest, configBytes: Buffer, config: ImageConfig, parent?: Digest): void {
+  async commitImage(lease: Lease, id: Digest, configBytes: Buffer, config: ImageConfig, parent?: Digest): Promise<void> {
     lease.add(id);
-    this.blobs.putBytes(configBytes);
+    await this.blobs.putBytes(configBytes);
     const record = this.records.get(id);
-    if (!record || (parent !== undefined && record.parent !== parent)) this.records.put({ ...record, id, ...(parent !== undefined ? { parent } : {}) });
+    if (!record || (parent !== undefined && record.parent !== parent)) await this.records.put({ ...record, id, ...(parent !== undefined ? { parent } : {}) });
     this.configs.set(id, config);
   }
 

@@ -25,8 +25,8 @@ export class LayerBlobs {
     return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as LayerBlob) : undefined;
   }
 
-  put(diffId: Digest, blob: LayerBlob): void {
-    writeFileAtomic(this.fileOf(diffId), JSON.stringify(blob));
+  async put(diffId: Digest, blob: LayerBlob): Promise<void> {
+    await writeFileAtomic(this.fileOf(diffId), JSON.stringify(blob));
   }
 
   /** Every diff ID with a record, for garbage collection. */

@@ -82,7 +82,7 @@ export class LayerStore {
       mkdirSync(diff, { mode: 0o755 });
       const { sizeBytes } = await write(diff, parent === null ? [] : this.stackDirs(parent));
       const record: LayerRecord = { chainId, diffId, parent, sizeBytes };
-      writeFileAtomic(path.join(stage, 'layer.json'), JSON.stringify(record));
+      await writeFileAtomic(path.join(stage, 'layer.json'), JSON.stringify(record));
       renameSync(stage, path.join(this.root, digestHex(chainId)));
       this.records.set(chainId, record);
       return record;

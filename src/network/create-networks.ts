@@ -34,7 +34,7 @@ export interface NetworksDeps {
 
 export async function createNetworks(deps: NetworksDeps) {
   const { settings, log } = deps;
-  const service = openNetworkRecords({
+  const service = await openNetworkRecords({
     dataRoot: deps.dataRoot,
     events: deps.events,
     defaultBridge: { ...(settings.bip ? { bip: settings.bip } : {}), ...(settings.bridge ? { bridgeName: settings.bridge } : {}) },

@@ -117,12 +117,12 @@ export class NetworkAttachments {
 
   /** DELETE /networks/{id}: the record goes (403 with endpoints), then its bridge, rules and DNS server. */
   async removeNetwork(term: string): Promise<void> {
-    await this.unplumbNetwork(this.deps.service.remove(term));
+    await this.unplumbNetwork(await this.deps.service.remove(term));
   }
 
   /** POST /networks/prune: the names of the networks removed. */
   async pruneNetworks(filters: FilterArgs): Promise<string[]> {
-    const removed = this.deps.service.prune(filters);
+    const removed = await this.deps.service.prune(filters);
     for (const network of removed) await this.unplumbNetwork(network);
     return removed.map((n) => n.name);
   }
@@ -153,7 +153,7 @@ export class NetworkAttachments {
     }
     const networks = this.networksOf(c);
     if (networks[0]?.network.driver === 'host') {
-      this.deps.service.allocateEndpoint(networks[0].network, { id: c.id, name: c.name }, { aliases: [], links: [] });
+      await this.deps.service.allocateEndpoint(networks[0].network, { id: c.id, name: c.name }, { aliases: [], links: [] });
       return { ports: [], hostGateway: this.hostGateway(), dns: this.deps.daemonDns };
     }
     const netnsPath = this.netnsPath(c.id);
@@ -165,7 +165,7 @@ export class NetworkAttachments {
       let address: string | undefined;
       let routed = false;
       for (const [i, { network, settings }] of networks.entries()) {
-        const endpoint = this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name, ...(i === 0 && c.macAddress ? { macAddress: c.macAddress } : {}) }, settings);
+        const endpoint = await this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name, ...(i === 0 && c.macAddress ? { macAddress: c.macAddress } : {}) }, settings);
         if (network.driver === 'null') continue;
         // ports go with the endpoint that routes, as dockerd publishes them on its gateway endpoint
         const defaultRoute = !routed && !network.internal;
@@ -217,7 +217,7 @@ export class NetworkAttachments {
   /** Joins a running container to one more network, hot-plugged into its namespace; the network's record. */
   async connect(c: NetworkedContainer, term: string, config: EndpointConfig | null): Promise<NetworkRecord> {
     const network = this.deps.service.find(term);
-    const endpoint = this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name }, endpointSettings(config, []));
+    const endpoint = await this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name }, endpointSettings(config, []));
     try {
       if (network.driver !== 'null' && network.driver !== 'host') {
         await this.plumbEndpoint(network, endpoint, c.id, this.netnsPath(c.id), { ports: [], defaultRoute: false });
@@ -225,7 +225,7 @@ export class NetworkAttachments {
       }
     } catch (err) {
       this.deps.dns.registry.removeEndpoint(network.id, c.id);
-      this.deps.service.releaseEndpoint(endpoint.id);
+      await this.deps.service.releaseEndpoint(endpoint.id);
       throw err;
     }
     this.publish('connect', network, c.id);
@@ -287,7 +287,7 @@ export class NetworkAttachments {
         .del(plumbing.list, { containerId, netns: this.netnsPath(containerId), ifName: endpoint.ifName, capabilityArgs }, plumbing.result)
         .catch((err: unknown) => this.deps.log.warn({ err, id: containerId, network: network.name }, 'undoing an endpoint: the CNI DEL failed'));
     }
-    this.deps.service.releaseEndpoint(endpoint.id);
+    await this.deps.service.releaseEndpoint(endpoint.id);
     this.publish('disconnect', network, containerId);
   }
 
@@ -309,9 +309,9 @@ export class NetworkAttachments {
       throw new EngineError('system', `the requested parent interface ${network.parent} was not found on the Docker host`);
     }
     const list = endpointConfList(network, endpoint, opts);
-    this.deps.service.setPlumbing(endpoint.id, { list, ports: opts.ports } satisfies Plumbing);
+    await this.deps.service.setPlumbing(endpoint.id, { list, ports: opts.ports } satisfies Plumbing);
     const result = await this.deps.cni.add(list, { containerId, netns: netnsPath, ifName: endpoint.ifName, capabilityArgs: opts.ports.length > 0 ? { portMappings: opts.ports } : {} });
-    this.deps.service.setPlumbing(endpoint.id, { list, result, ports: opts.ports } satisfies Plumbing);
+    await this.deps.service.setPlumbing(endpoint.id, { list, result, ports: opts.ports } satisfies Plumbing);
   }
 
   /** Registers the endpoint's names, and serves DNS on its network's gateway (made by the bridge plugin's ADD). */
@@ -362,7 +362,7 @@ export class NetworkAttachments {
       await this.deps.firewall.unplumb(network);
       await deleteLink(network.bridgeName);
     }
-    this.deps.service.finishRemoval(network);
+    await this.deps.service.finishRemoval(network);
   }
 
   private publish(action: 'connect' | 'disconnect', network: NetworkRecord, containerId: string): void {

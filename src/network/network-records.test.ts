@@ -20,25 +20,25 @@ let roots = 0;
 const host: HostNetwork = { networks: () => [IpNet.parse('192.168.0.0/20') as IpNet], links: () => ['lo', 'eth0'] };
 
 /** The records and the service, with the routes' calls as the network area's api makes them. */
-function records(deps: NetworkRecordsDeps) {
-  const service = openNetworkRecords(deps);
+async function records(deps: NetworkRecordsDeps) {
+  const service = await openNetworkRecords(deps);
   const api = {
     list: (filters: FilterArgs) => service.list(filters),
     inspect: (term: string, scope: string) => service.inspect(term, scope),
     create: (body: unknown) => service.create(decodeNetworkCreate(body)),
-    remove: (term: string) => void service.remove(term),
-    prune: (filters: FilterArgs) => service.prune(filters).map((n) => n.name),
+    remove: async (term: string) => void (await service.remove(term)),
+    prune: async (filters: FilterArgs) => (await service.prune(filters)).map((n) => n.name),
   };
   return { service, api };
 }
 
-function area(dataRoot = path.join(scratch, `root-${roots++}`), events = new EventBus()) {
-  return { dataRoot, events, ...records({ dataRoot, events, host }) };
+async function area(dataRoot = path.join(scratch, `root-${roots++}`), events = new EventBus()) {
+  return { dataRoot, events, ...(await await records({ dataRoot, events, host })) };
 }
 
-function failure(fn: () => unknown): { kind: string; message: string } {
+async function failure(fn: () => unknown): Promise<{ kind: string; message: string }> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     assert.ok(err instanceof EngineError, String(err));
     return { kind: err.kind, message: err.message };
@@ -50,30 +50,30 @@ const container = (n: number) => ({ id: String(n).repeat(64).slice(0, 64), name:
 const noSettings = { aliases: [], links: [] };
 
 describe('the network area', () => {
-  it('makes bridge, host and none at the first start and keeps their IDs', () => {
-    const a = area();
+  it('makes bridge, host and none at the first start and keeps their IDs', async () => {
+    const a = await area();
     const first = a.api.list(FilterArgs.empty()).map((v) => [v.network.name, v.network.id, v.network.driver]);
     assert.deepEqual(first.map(([name, , driver]) => [name, driver]), [['bridge', 'bridge'], ['host', 'host'], ['none', 'null']]);
     const bridge = a.api.inspect('bridge', '').network;
     assert.deepEqual(bridge.ipam.config, [{ subnet: '172.17.0.0/16', gateway: '172.17.0.1', requested: { subnet: '172.17.0.0/16', gateway: '172.17.0.1' } }]);
     assert.equal(bridge.bridgeName, 'berth0');
-    const again = records({ dataRoot: a.dataRoot, events: a.events, host });
+    const again = await records({ dataRoot: a.dataRoot, events: a.events, host });
     assert.deepEqual(again.api.list(FilterArgs.empty()).map((v) => [v.network.name, v.network.id, v.network.driver]), first);
   });
 
-  it("follows the daemon's bip and bridge settings for the default bridge, keeping its ID", () => {
-    const a = area();
+  it("follows the daemon's bip and bridge settings for the default bridge, keeping its ID", async () => {
+    const a = await area();
     const id = a.api.inspect('bridge', '').network.id;
-    const b = records({ dataRoot: a.dataRoot, events: a.events, host, defaultBridge: { bip: '10.99.0.1/24', bridgeName: 'br-main' } });
+    const b = await records({ dataRoot: a.dataRoot, events: a.events, host, defaultBridge: { bip: '10.99.0.1/24', bridgeName: 'br-main' } });
     const bridge = b.api.inspect('bridge', '').network;
     assert.equal(bridge.id, id);
     assert.deepEqual(bridge.ipam.config[0], { subnet: '10.99.0.0/24', gateway: '10.99.0.1', requested: { subnet: '10.99.0.0/24', gateway: '10.99.0.1' } });
     assert.equal(bridge.options['com.docker.network.bridge.name'], 'br-main');
   });
 
-  it('saves each network before answering, and a restart finds it as it was', () => {
-    const a = area();
-    const { id } = a.api.create({ Name: 'app', Labels: { a: 'b' }, Options: { 'com.docker.network.driver.mtu': '1400' } });
+  it('saves each network before answering, and a restart finds it as it was', async () => {
+    const a = await area();
+    const { id } = await a.api.create({ Name: 'app', Labels: { a: 'b' }, Options: { 'com.docker.network.driver.mtu': '1400' } });
     const file = path.join(a.dataRoot, 'network', 'networks', `${id}.json`);
     const saved = JSON.parse(readFileSync(file, 'utf8'));
     assert.equal(saved.name, 'app');
@@ -81,16 +81,16 @@ describe('the network area', () => {
     assert.deepEqual(saved.ipam.config, [{ subnet: '172.18.0.0/16', gateway: '172.18.0.1' }]);
     // what an interrupted write leaves is swept
     writeFileSync(path.join(a.dataRoot, 'network', 'networks', `.${id}.json.tmp-abc`), '{');
-    const b = records({ dataRoot: a.dataRoot, events: a.events, host });
+    const b = await records({ dataRoot: a.dataRoot, events: a.events, host });
     assert.deepEqual(b.api.inspect('app', '').network, a.api.inspect('app', '').network);
     assert.ok(!readdirSync(path.join(a.dataRoot, 'network', 'networks')).some((n) => n.startsWith('.')));
-    b.api.remove(id.slice(0, 10));
+    await b.api.remove(id.slice(0, 10));
     assert.throws(() => readFileSync(file), /ENOENT/);
   });
 
-  it('checks a request in dockerd\'s order', () => {
-    const a = area();
-    a.api.create({ Name: 'dup' });
+  it('checks a request in dockerd\'s order', async () => {
+    const a = await area();
+    await a.api.create({ Name: 'dup' });
     const cases: Array<[unknown, string, string]> = [
       [{ Name: 'bridge' }, 'forbidden', 'operation is not permitted on predefined bridge network '],
       [{ Name: 'default' }, 'forbidden', 'operation is not permitted on predefined default network '],
@@ -124,26 +124,26 @@ describe('the network area', () => {
       [{ Name: 'x', Driver: 'macvlan', Options: { parent: 'nosuch0.5' } }, 'system', '-o parent interface does was not found on the host: nosuch0'],
       [{ Name: 'x', Driver: 'macvlan', Options: { parent: 'eth0.5000' } }, 'system', 'vlan id must be between 1-4094, received: 5000'],
     ];
-    for (const [body, kind, message] of cases) assert.deepEqual(failure(() => a.api.create(body)), { kind, message }, JSON.stringify(body));
+    for (const [body, kind, message] of cases) assert.deepEqual(await failure(() => a.api.create(body)), { kind, message }, JSON.stringify(body));
     assert.deepEqual(a.api.list(FilterArgs.empty()).map((v) => v.network.name), ['bridge', 'host', 'none', 'dup'], 'a refused network leaves nothing');
   });
 
-  it('makes a second network of a name without CheckDuplicate, with a warning, and then finds the name ambiguous', () => {
-    const a = area();
-    const first = a.api.create({ Name: 'twin' });
-    const second = a.api.create({ Name: 'twin' });
+  it('makes a second network of a name without CheckDuplicate, with a warning, and then finds the name ambiguous', async () => {
+    const a = await area();
+    const first = await a.api.create({ Name: 'twin' });
+    const second = await a.api.create({ Name: 'twin' });
     assert.equal(second.warning, `Network with name twin (id : ${first.id}) already exists`);
-    assert.deepEqual(failure(() => a.api.inspect('twin', '')), { kind: 'invalidParameter', message: '2 matches found based on name: network twin is ambiguous' });
-    assert.deepEqual(failure(() => a.api.remove('twin')), { kind: 'invalidParameter', message: 'network twin is ambiguous (2 matches found based on name)' });
-    assert.deepEqual(failure(() => a.service.find('twin')), { kind: 'invalidParameter', message: 'network twin is ambiguous (2 matches found on name)' });
+    assert.deepEqual(await failure(() => a.api.inspect('twin', '')), { kind: 'invalidParameter', message: '2 matches found based on name: network twin is ambiguous' });
+    assert.deepEqual(await failure(() => a.api.remove('twin')), { kind: 'invalidParameter', message: 'network twin is ambiguous (2 matches found based on name)' });
+    assert.deepEqual(await failure(() => a.service.find('twin')), { kind: 'invalidParameter', message: 'network twin is ambiguous (2 matches found on name)' });
     assert.equal(a.api.inspect(first.id, '').network.id, first.id);
-    assert.deepEqual(failure(() => a.api.inspect('nosuch', '')), { kind: 'notFound', message: 'network nosuch not found' });
-    assert.deepEqual(failure(() => a.api.inspect(first.id, 'swarm')), { kind: 'notFound', message: `network ${first.id} not found` });
+    assert.deepEqual(await failure(() => a.api.inspect('nosuch', '')), { kind: 'notFound', message: 'network nosuch not found' });
+    assert.deepEqual(await failure(() => a.api.inspect(first.id, 'swarm')), { kind: 'notFound', message: `network ${first.id} not found` });
   });
 
-  it('keeps the IPAM entries as written, allocates a gateway from the range, and IPv6 only when enabled', () => {
-    const a = area();
-    const { id } = a.api.create({
+  it('keeps the IPAM entries as written, allocates a gateway from the range, and IPv6 only when enabled', async () => {
+    const a = await area();
+    const { id } = await a.api.create({
       Name: 'ranged',
       IPAM: { Config: [{ Subnet: '10.45.0.5/16', IPRange: '10.45.1.0/24', AuxiliaryAddresses: { a: '10.45.1.1' } }, { Subnet: 'fd00:45::/64' }] },
     });
@@ -151,53 +151,54 @@ describe('the network area', () => {
       { subnet: '10.45.0.0/16', gateway: '10.45.1.0', requested: { subnet: '10.45.0.5/16', ipRange: '10.45.1.0/24', auxAddresses: { a: '10.45.1.1' } } },
       { subnet: 'fd00:45::/64', requested: { subnet: 'fd00:45::/64' } },
     ]);
-    const v6 = a.api.create({ Name: 'six', EnableIPv6: true, IPAM: { Config: [{ Subnet: 'fd00:45::/64', Gateway: 'fd00:45::100' }] } });
+    const v6 = await a.api.create({ Name: 'six', EnableIPv6: true, IPAM: { Config: [{ Subnet: 'fd00:45::/64', Gateway: 'fd00:45::100' }] } });
     assert.deepEqual(a.api.inspect(v6.id, '').network.ipam.config, [
       { subnet: '172.18.0.0/16', gateway: '172.18.0.1' },
       { subnet: 'fd00:45::/64', gateway: 'fd00:45::100', requested: { subnet: 'fd00:45::/64', gateway: 'fd00:45::100' } },
     ]);
   });
 
-  it('refuses a bridge that clashes with another, the default one included', () => {
-    const a = area();
-    const { id } = a.api.create({ Name: 'named', Options: { 'com.docker.network.bridge.name': 'br-x' } });
-    const clash = failure(() => a.api.create({ Name: 'again', Options: { 'com.docker.network.bridge.name': 'br-x' } }));
+  it('refuses a bridge that clashes with another, the default one included', async () => {
+    const a = await area();
+    const { id } = await a.api.create({ Name: 'named', Options: { 'com.docker.network.bridge.name': 'br-x' } });
+    const clash = await failure(() => a.api.create({ Name: 'again', Options: { 'com.docker.network.bridge.name': 'br-x' } }));
     assert.equal(clash.kind, 'forbidden');
     assert.match(clash.message, new RegExp(`^cannot create network [0-9a-f]{64} \\(br-x\\): conflicts with network ${id} \\(br-x\\): networks have same bridge name$`));
-    assert.match(failure(() => a.api.create({ Name: 'b0', Options: { 'com.docker.network.bridge.name': 'berth0' } })).message, /networks have same bridge name$/);
-    a.api.create({ Name: 'sub', IPAM: { Config: [{ Subnet: '10.10.0.0/16', IPRange: '10.10.1.0/24' }] } });
-    assert.match(failure(() => a.api.create({ Name: 'sub2', IPAM: { Config: [{ Subnet: '10.10.0.0/16', IPRange: '10.10.2.0/24' }] } })).message, /networks have overlapping IPv4$/);
+    assert.match((await failure(() => a.api.create({ Name: 'b0', Options: { 'com.docker.network.bridge.name': 'berth0' } }))).message, /networks have same bridge name$/);
+    await a.api.create({ Name: 'sub', IPAM: { Config: [{ Subnet: '10.10.0.0/16', IPRange: '10.10.1.0/24' }] } });
+    assert.match((await failure(() => a.api.create({ Name: 'sub2', IPAM: { Config: [{ Subnet: '10.10.0.0/16', IPRange: '10.10.2.0/24' }] } }))).message, /networks have overlapping IPv4$/);
   });
 
-  it('records macvlan and ipvlan networks with their parent, one network per parent', () => {
-    const a = area();
-    const m = a.api.create({ Name: 'mv', Driver: 'macvlan', Options: { parent: 'eth0' }, IPAM: { Config: [{ Subnet: '10.70.0.0/24' }] } });
+  it('records macvlan and ipvlan networks with their parent, one network per parent', async () => {
+    const a = await area();
+    const m = await a.api.create({ Name: 'mv', Driver: 'macvlan', Options: { parent: 'eth0' }, IPAM: { Config: [{ Subnet: '10.70.0.0/24' }] } });
     assert.equal(a.api.inspect(m.id, '').network.parent, 'eth0');
-    assert.deepEqual(failure(() => a.api.create({ Name: 'mv2', Driver: 'macvlan', Options: { parent: 'eth0' } })), {
+    assert.deepEqual(await failure(() => a.api.create({ Name: 'mv2', Driver: 'macvlan', Options: { parent: 'eth0' } })), {
       kind: 'system',
       message: `network dm-${m.id.slice(0, 12)} is already using parent interface eth0`,
     });
-    const vlan = a.api.create({ Name: 'mv3', Driver: 'macvlan', Options: { parent: 'eth0.10' } });
+    const vlan = await a.api.create({ Name: 'mv3', Driver: 'macvlan', Options: { parent: 'eth0.10' } });
     assert.equal(a.api.inspect(vlan.id, '').network.parent, 'eth0.10');
-    const dummy = a.api.create({ Name: 'iv', Driver: 'ipvlan' });
+    const dummy = await a.api.create({ Name: 'iv', Driver: 'ipvlan' });
     assert.equal(a.api.inspect(dummy.id, '').network.parent, `di-${dummy.id.slice(0, 12)}`);
   });
 
-  it("skips the subnets other networks and the host's routes hold", () => {
-    const a = area();
-    a.api.create({ Name: 'mine', IPAM: { Config: [{ Subnet: '172.18.0.0/16' }] } });
-    const subnets = Array.from({ length: 15 }, (_, i) => a.api.inspect(a.api.create({ Name: `n${i}` }).id, '').network.ipam.config[0].subnet);
+  it("skips the subnets other networks and the host's routes hold", async () => {
+    const a = await area();
+    await a.api.create({ Name: 'mine', IPAM: { Config: [{ Subnet: '172.18.0.0/16' }] } });
+    const subnets: string[] = [];
+    for (let i = 0; i < 15; i++) subnets.push(a.api.inspect((await a.api.create({ Name: `n${i}` })).id, '').network.ipam.config[0].subnet);
     assert.equal(subnets[0], '172.19.0.0/16');
     assert.equal(subnets[12], '172.31.0.0/16');
     // the host reaches 192.168.0.0/20
     assert.deepEqual(subnets.slice(13), ['192.168.16.0/20', '192.168.32.0/20']);
   });
 
-  it('gives endpoints the lowest free address, the MAC dockerd derives, and the next interface', () => {
-    const a = area();
-    const { id } = a.api.create({ Name: 'e', IPAM: { Config: [{ Subnet: '10.50.0.0/24', IPRange: '10.50.0.128/25', AuxiliaryAddresses: { a: '10.50.0.130' } }] } });
+  it('gives endpoints the lowest free address, the MAC dockerd derives, and the next interface', async () => {
+    const a = await area();
+    const { id } = await a.api.create({ Name: 'e', IPAM: { Config: [{ Subnet: '10.50.0.0/24', IPRange: '10.50.0.128/25', AuxiliaryAddresses: { a: '10.50.0.130' } }] } });
     const net = a.service.find('e');
-    const e1 = a.service.allocateEndpoint(net, container(1), noSettings);
+    const e1 = await a.service.allocateEndpoint(net, container(1), noSettings);
     assert.deepEqual({ ...e1, id: '' }, {
       id: '',
       networkId: id,
@@ -212,109 +213,109 @@ describe('the network area', () => {
       ipamConfig: null,
     });
     assert.ok(readdirSync(path.join(a.dataRoot, 'network', 'endpoints')).includes(`${e1.id}.json`), 'saved before it is returned');
-    const e2 = a.service.allocateEndpoint(net, container(2), { ipv4: '10.50.0.5', aliases: ['web'], links: ['c1:one'] });
+    const e2 = await a.service.allocateEndpoint(net, container(2), { ipv4: '10.50.0.5', aliases: ['web'], links: ['c1:one'] });
     assert.equal(e2.ipv4Address, '10.50.0.5/24');
     assert.deepEqual(e2.ipamConfig, { ipv4Address: '10.50.0.5' });
-    assert.equal(a.service.allocateEndpoint(net, container(3), noSettings).ipv4Address, '10.50.0.131/24', 'the aux address is skipped');
+    assert.equal((await a.service.allocateEndpoint(net, container(3), noSettings)).ipv4Address, '10.50.0.131/24', 'the aux address is skipped');
     for (const taken of ['10.50.0.129', '10.50.0.130', '10.50.0.128', '10.50.0.255']) {
-      assert.deepEqual(failure(() => a.service.allocateEndpoint(net, container(4), { ...noSettings, ipv4: taken })), { kind: 'forbidden', message: 'Address already in use' });
+      assert.deepEqual(await failure(() => a.service.allocateEndpoint(net, container(4), { ...noSettings, ipv4: taken })), { kind: 'forbidden', message: 'Address already in use' });
     }
-    assert.deepEqual(failure(() => a.service.allocateEndpoint(net, container(4), { ...noSettings, ipv4: '10.51.0.5' })), {
+    assert.deepEqual(await failure(() => a.service.allocateEndpoint(net, container(4), { ...noSettings, ipv4: '10.51.0.5' })), {
       kind: 'system',
       message: "Invalid address 10.51.0.5: It does not belong to any of this network's subnets",
     });
-    assert.deepEqual(failure(() => a.service.allocateEndpoint(net, container(1), noSettings)), { kind: 'forbidden', message: 'endpoint with name c1 already exists in network e' });
-    assert.deepEqual(failure(() => a.service.allocateEndpoint(net, container(4), { ...noSettings, ipv6: 'fd00::5' })), {
+    assert.deepEqual(await failure(() => a.service.allocateEndpoint(net, container(1), noSettings)), { kind: 'forbidden', message: 'endpoint with name c1 already exists in network e' });
+    assert.deepEqual(await failure(() => a.service.allocateEndpoint(net, container(4), { ...noSettings, ipv6: 'fd00::5' })), {
       kind: 'invalidParameter',
       message: 'user specified IP address is supported only when connecting to networks with user configured subnets',
     });
-    assert.deepEqual(failure(() => a.service.allocateEndpoint(a.service.find('bridge'), container(4), { ...noSettings, ipv4: '172.17.0.9' })), {
+    assert.deepEqual(await failure(() => a.service.allocateEndpoint(a.service.find('bridge'), container(4), { ...noSettings, ipv4: '172.17.0.9' })), {
       kind: 'invalidParameter',
       message: 'user specified IP address is supported on user defined networks only',
     });
-    const other = a.service.allocateEndpoint(a.service.find('bridge'), { ...container(1), macAddress: '02:00:00:00:00:09' }, noSettings);
+    const other = await a.service.allocateEndpoint(a.service.find('bridge'), { ...container(1), macAddress: '02:00:00:00:00:09' }, noSettings);
     assert.deepEqual([other.ifName, other.ipv4Address, other.macAddress, other.gateway], ['eth1', '172.17.0.2/16', '02:00:00:00:00:09', '172.17.0.1']);
     assert.deepEqual(a.service.endpointsOf(container(1).id).map((e) => e.ifName), ['eth0', 'eth1']);
 
-    a.service.releaseEndpoint(e1.id);
-    assert.equal(a.service.allocateEndpoint(net, container(5), noSettings).ipv4Address, '10.50.0.129/24', 'a released address is free again');
-    a.service.releaseEndpoint(e1.id);
+    await a.service.releaseEndpoint(e1.id);
+    assert.equal((await a.service.allocateEndpoint(net, container(5), noSettings)).ipv4Address, '10.50.0.129/24', 'a released address is free again');
+    await a.service.releaseEndpoint(e1.id);
   });
 
-  it('gives the gateway the driver gives: a bridge its own or the aux DefaultGatewayIPv4, macvlan none when internal', () => {
-    const a = area();
-    a.api.create({ Name: 'gw', IPAM: { Config: [{ Subnet: '10.71.0.0/24', AuxiliaryAddresses: { DefaultGatewayIPv4: '10.71.0.254' } }] } });
-    assert.equal(a.service.allocateEndpoint(a.service.find('gw'), container(1), noSettings).gateway, '10.71.0.254');
-    a.api.create({ Name: 'int', Internal: true });
-    assert.equal(a.service.allocateEndpoint(a.service.find('int'), container(1), noSettings).gateway, '172.18.0.1');
-    a.api.create({ Name: 'mvi', Driver: 'macvlan', Internal: true, IPAM: { Config: [{ Subnet: '10.72.0.0/24' }] } });
-    const mv = a.service.allocateEndpoint(a.service.find('mvi'), container(1), noSettings);
+  it('gives the gateway the driver gives: a bridge its own or the aux DefaultGatewayIPv4, macvlan none when internal', async () => {
+    const a = await area();
+    await a.api.create({ Name: 'gw', IPAM: { Config: [{ Subnet: '10.71.0.0/24', AuxiliaryAddresses: { DefaultGatewayIPv4: '10.71.0.254' } }] } });
+    assert.equal((await a.service.allocateEndpoint(a.service.find('gw'), container(1), noSettings)).gateway, '10.71.0.254');
+    await a.api.create({ Name: 'int', Internal: true });
+    assert.equal((await a.service.allocateEndpoint(a.service.find('int'), container(1), noSettings)).gateway, '172.18.0.1');
+    await a.api.create({ Name: 'mvi', Driver: 'macvlan', Internal: true, IPAM: { Config: [{ Subnet: '10.72.0.0/24' }] } });
+    const mv = await a.service.allocateEndpoint(a.service.find('mvi'), container(1), noSettings);
     assert.deepEqual([mv.ipv4Address, mv.gateway, mv.macAddress], ['10.72.0.2/24', undefined, '02:42:0a:48:00:02']);
-    a.api.create({ Name: 'iv', Driver: 'ipvlan', IPAM: { Config: [{ Subnet: '10.73.0.0/24' }] } });
-    const iv = a.service.allocateEndpoint(a.service.find('iv'), container(1), noSettings);
+    await a.api.create({ Name: 'iv', Driver: 'ipvlan', IPAM: { Config: [{ Subnet: '10.73.0.0/24' }] } });
+    const iv = await a.service.allocateEndpoint(a.service.find('iv'), container(1), noSettings);
     assert.deepEqual([iv.ipv4Address, iv.gateway, iv.macAddress], ['10.73.0.2/24', '10.73.0.1', '']);
-    assert.deepEqual(failure(() => a.service.allocateEndpoint(a.service.find('iv'), { ...container(2), macAddress: '02:00:00:00:00:01' }, noSettings)), {
+    assert.deepEqual(await failure(() => a.service.allocateEndpoint(a.service.find('iv'), { ...container(2), macAddress: '02:00:00:00:00:01' }, noSettings)), {
       kind: 'system',
       message: 'ipvlan interfaces do not support custom mac address assignment',
     });
   });
 
-  it('gives IPv6 addresses on an IPv6 network, and none on host and none', () => {
-    const a = area();
-    a.api.create({ Name: 'six', EnableIPv6: true, IPAM: { Config: [{ Subnet: 'fd00:9::/64' }] } });
-    const e = a.service.allocateEndpoint(a.service.find('six'), container(1), noSettings);
+  it('gives IPv6 addresses on an IPv6 network, and none on host and none', async () => {
+    const a = await area();
+    await a.api.create({ Name: 'six', EnableIPv6: true, IPAM: { Config: [{ Subnet: 'fd00:9::/64' }] } });
+    const e = await a.service.allocateEndpoint(a.service.find('six'), container(1), noSettings);
     assert.deepEqual([e.ipv4Address, e.ipv6Address, e.ipv6Gateway, e.macAddress], ['172.18.0.2/16', 'fd00:9::2/64', 'fd00:9::1', '02:42:ac:12:00:02']);
-    const h = a.service.allocateEndpoint(a.service.find('host'), container(2), noSettings);
+    const h = await a.service.allocateEndpoint(a.service.find('host'), container(2), noSettings);
     assert.deepEqual([h.ifName, h.macAddress, h.ipv4Address], ['', '', undefined]);
   });
 
-  it('keeps a removed network under removing/ until its plumbing is undone: a restart meanwhile lists it no more and finds the removal to finish', () => {
-    const a = area();
-    const { id } = a.api.create({ Name: 'going' });
+  it('keeps a removed network under removing/ until its plumbing is undone: a restart meanwhile lists it no more and finds the removal to finish', async () => {
+    const a = await area();
+    const { id } = await a.api.create({ Name: 'going' });
     const removing = path.join(a.dataRoot, 'network', 'removing', `${id}.json`);
-    const network = a.service.remove('going');
+    const network = await a.service.remove('going');
     assert.equal(JSON.parse(readFileSync(removing, 'utf8')).name, 'going');
     // the daemon is killed before the bridge and rules went
-    const b = records({ dataRoot: a.dataRoot, events: a.events, host });
+    const b = await records({ dataRoot: a.dataRoot, events: a.events, host });
     assert.deepEqual(b.api.list(FilterArgs.empty()).map((v) => v.network.name), ['bridge', 'host', 'none']);
     assert.deepEqual(b.service.unfinishedRemovals().map((n) => n.id), [id]);
-    b.service.finishRemoval(network);
+    await b.service.finishRemoval(network);
     assert.throws(() => readFileSync(removing), /ENOENT/);
-    assert.deepEqual(records({ dataRoot: a.dataRoot, events: a.events, host }).service.unfinishedRemovals(), []);
+    assert.deepEqual((await records({ dataRoot: a.dataRoot, events: a.events, host })).service.unfinishedRemovals(), []);
     // killed between the removal's two writes: the record in both places is a removal begun
-    const { id: other } = b.api.create({ Name: 'twice' });
+    const { id: other } = await b.api.create({ Name: 'twice' });
     const saved = readFileSync(path.join(a.dataRoot, 'network', 'networks', `${other}.json`));
     writeFileSync(path.join(a.dataRoot, 'network', 'removing', `${other}.json`), saved);
-    const c = records({ dataRoot: a.dataRoot, events: a.events, host });
+    const c = await records({ dataRoot: a.dataRoot, events: a.events, host });
     assert.ok(!c.api.list(FilterArgs.empty()).some((v) => v.network.id === other));
     assert.deepEqual(c.service.unfinishedRemovals().map((n) => n.id), [other]);
   });
 
-  it('keeps a network with endpoints, and a predefined one, from removal and prune', () => {
-    const a = area();
-    const used = a.api.create({ Name: 'used', Labels: { keep: '1' } });
-    a.api.create({ Name: 'idle' });
-    const endpoint = a.service.allocateEndpoint(a.service.find('used'), container(1), noSettings);
-    assert.deepEqual(failure(() => a.api.remove('used')), {
+  it('keeps a network with endpoints, and a predefined one, from removal and prune', async () => {
+    const a = await area();
+    const used = await a.api.create({ Name: 'used', Labels: { keep: '1' } });
+    await a.api.create({ Name: 'idle' });
+    const endpoint = await a.service.allocateEndpoint(a.service.find('used'), container(1), noSettings);
+    assert.deepEqual(await failure(() => a.api.remove('used')), {
       kind: 'forbidden',
       message: `error while removing network: network used id ${used.id} has active endpoints`,
     });
-    assert.deepEqual(failure(() => a.api.remove('bridge')), { kind: 'forbidden', message: 'bridge is a pre-defined network and cannot be removed' });
-    assert.deepEqual(a.api.prune(FilterArgs.empty()), ['idle']);
+    assert.deepEqual(await failure(() => a.api.remove('bridge')), { kind: 'forbidden', message: 'bridge is a pre-defined network and cannot be removed' });
+    assert.deepEqual(await a.api.prune(FilterArgs.empty()), ['idle']);
     assert.deepEqual(a.api.list(FilterArgs.fromJson('{"dangling":["true"]}')).map((v) => v.network.name), []);
-    a.service.releaseEndpoint(endpoint.id);
+    await a.service.releaseEndpoint(endpoint.id);
     assert.deepEqual(a.api.list(FilterArgs.fromJson('{"dangling":["true"]}')).map((v) => v.network.name), ['used']);
-    assert.deepEqual(a.api.prune(FilterArgs.fromJson('{"label!":["keep"]}')), []);
-    assert.deepEqual(a.api.prune(FilterArgs.empty()), ['used']);
+    assert.deepEqual(await a.api.prune(FilterArgs.fromJson('{"label!":["keep"]}')), []);
+    assert.deepEqual(await a.api.prune(FilterArgs.empty()), ['used']);
   });
 
   it('publishes create, destroy and prune', async () => {
     const events = new EventBus();
-    const a = area(undefined, events);
+    const a = await area(undefined, events);
     const { live } = events.subscribe();
-    const { id } = a.api.create({ Name: 'ev', Driver: 'macvlan' });
-    a.api.remove('ev');
-    a.api.prune(FilterArgs.empty());
+    const { id } = await a.api.create({ Name: 'ev', Driver: 'macvlan' });
+    await a.api.remove('ev');
+    await a.api.prune(FilterArgs.empty());
     live.close();
     const seen = [];
     for await (const ev of live) seen.push([ev.type, ev.action, ev.actor.id, ev.actor.attributes]);

@@ -19,10 +19,10 @@ export interface NetworkRecordsDeps {
   host?: HostNetwork;
 }
 
-export function openNetworkRecords(deps: NetworkRecordsDeps): NetworkService {
+export async function openNetworkRecords(deps: NetworkRecordsDeps): Promise<NetworkService> {
   const root = path.join(deps.dataRoot, 'network');
   const networks = new NetworkStore(path.join(root, 'networks'), path.join(root, 'removing'));
-  ensurePredefinedNetworks(networks, deps.defaultBridge);
+  await ensurePredefinedNetworks(networks, deps.defaultBridge);
   const endpoints = new EndpointStore(path.join(root, 'endpoints'));
   const host = deps.host ?? realHost;
   return new NetworkService({ networks, endpoints, ipam: new Ipam(() => host.networks()), events: deps.events, host });

@@ -45,14 +45,14 @@ export class NetworkService {
     this.host = deps.host;
   }
 
-  create(req: NetworkCreateRequest): { id: string; warning: string } {
+  async create(req: NetworkCreateRequest): Promise<{ id: string; warning: string }> {
     const { record, warning } = buildNetwork(req, {
       networks: this.networks.all(),
       ipam: this.ipam,
       usedIn: (subnet) => this.usedIn(subnet),
       links: () => this.host.links(),
     });
-    this.networks.put(record);
+    await this.networks.put(record);
     this.publish('create', record);
     return { id: record.id, warning };
   }
@@ -69,20 +69,20 @@ export class NetworkService {
   }
 
   /** The network removed (its plumbing is the caller's to undo, then finishRemoval). */
-  remove(term: string): NetworkRecord {
+  async remove(term: string): Promise<NetworkRecord> {
     const network = findNetwork(this.networks.all(), term, 'remove');
     if (isPredefined(network)) throw new EngineError('forbidden', `${network.name} is a pre-defined network and cannot be removed`);
-    this.destroy(network);
+    await this.destroy(network);
     return network;
   }
 
   /** The networks removed, in the order they were made (their plumbing is the caller's to undo, then finishRemoval). */
-  prune(filters: FilterArgs): NetworkRecord[] {
+  async prune(filters: FilterArgs): Promise<NetworkRecord[]> {
     const prunable = pruneSelection(filters);
     const removed: NetworkRecord[] = [];
     for (const network of this.networks.all()) {
       if (!prunable({ network, endpointCount: this.endpoints.on(network.id).length })) continue;
-      this.destroy(network);
+      await this.destroy(network);
       removed.push(network);
     }
     this.events.publish('network', 'prune', { id: '', attributes: { reclaimed: '0' } });
@@ -95,26 +95,26 @@ export class NetworkService {
   }
 
   /** Takes the container's addresses on the network and saves the endpoint before returning it. */
-  allocateEndpoint(network: NetworkRecord, container: EndpointContainer, settings: EndpointSettings): EndpointRecord {
+  async allocateEndpoint(network: NetworkRecord, container: EndpointContainer, settings: EndpointSettings): Promise<EndpointRecord> {
     const endpoint = buildEndpoint(network, container, settings, {
       usedIn: (subnet) => this.usedIn(subnet),
       endpointsOf: (id) => this.endpoints.of(id),
     });
-    this.endpoints.put(endpoint);
+    await this.endpoints.put(endpoint);
     return endpoint;
   }
 
   /** Gives the endpoint's addresses back; an endpoint already gone is no error. */
-  releaseEndpoint(endpointId: string): void {
-    if (this.endpoints.get(endpointId) !== undefined) this.endpoints.delete(endpointId);
+  async releaseEndpoint(endpointId: string): Promise<void> {
+    if (this.endpoints.get(endpointId) !== undefined) await this.endpoints.delete(endpointId);
   }
 
   /** Keeps what the plumbing needs to undo the attachment (the CNI result) with the endpoint. */
-  setPlumbing(endpointId: string, plumbing: unknown): EndpointRecord {
+  async setPlumbing(endpointId: string, plumbing: unknown): Promise<EndpointRecord> {
     const endpoint = this.endpoints.get(endpointId);
     if (endpoint === undefined) throw new Error(`no endpoint ${endpointId}`);
     const updated = { ...endpoint, plumbing };
-    this.endpoints.put(updated);
+    await this.endpoints.put(updated);
     return updated;
   }
 
@@ -131,17 +131,17 @@ export class NetworkService {
     return this.endpoints.all();
   }
 
-  private destroy(network: NetworkRecord): void {
+  private async destroy(network: NetworkRecord): Promise<void> {
     if (this.endpoints.on(network.id).length > 0) {
       throw new EngineError('forbidden', `error while removing network: network ${network.name} id ${network.id} has active endpoints`);
     }
-    this.networks.beginRemoval(network.id);
+    await this.networks.beginRemoval(network.id);
     this.publish('destroy', network);
   }
 
   /** The removed network's plumbing is undone: its record goes for good. */
-  finishRemoval(network: NetworkRecord): void {
-    this.networks.finishRemoval(network.id);
+  async finishRemoval(network: NetworkRecord): Promise<void> {
+    await this.networks.finishRemoval(network.id);
   }
 
   /** Networks removed whose plumbing the daemon's end left (a kill between the record and the bridge). */

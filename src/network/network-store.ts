@@ -18,7 +18,7 @@ export class NetworkStore {
     const loaded = this.dir.load().sort((a, b) => Date.parse(a.created) - Date.parse(b.created) || a.created.localeCompare(b.created));
     for (const record of loaded) {
       // a removal cut between its two writes: it had begun
-      if (this.removing.has(record.id)) this.dir.remove(record.id);
+      if (this.removing.has(record.id)) this.dir.discard(record.id);
       else this.byId.set(record.id, record);
     }
   }
@@ -31,24 +31,35 @@ export class NetworkStore {
     return this.byId.get(id);
   }
 
-  put(record: NetworkRecord): void {
-    this.dir.write(record.id, record);
+  /** In memory at once; resolves once durable, and undone if it can't be. */
+  async put(record: NetworkRecord): Promise<void> {
+    const previous = this.byId.get(record.id);
     this.byId.set(record.id, record);
+    try {
+      await this.dir.write(record.id, record);
+    } catch (err) {
+      if (this.byId.get(record.id) === record) {
+        if (previous === undefined) this.byId.delete(record.id);
+        else this.byId.set(record.id, previous);
+      }
+      throw err;
+    }
   }
 
-  /** Takes the network out of the list; its record waits under removing/ until finishRemoval. */
-  beginRemoval(id: string): void {
+  /** Takes the network out of the list at once; its record waits under removing/ until finishRemoval. */
+  async beginRemoval(id: string): Promise<void> {
     const record = this.byId.get(id);
     if (record === undefined) return;
-    this.removingDir.write(id, record);
     this.removing.set(id, record);
-    this.dir.remove(id);
     this.byId.delete(id);
+    // the record under removing/ first: a crash between the two finds the removal begun
+    await this.removingDir.write(id, record);
+    await this.dir.remove(id);
   }
 
-  finishRemoval(id: string): void {
-    this.removingDir.remove(id);
+  async finishRemoval(id: string): Promise<void> {
     this.removing.delete(id);
+    await this.removingDir.remove(id);
   }
 
   /** The networks whose removal began and did not finish (the daemon was killed meanwhile). */

@@ -16,14 +16,14 @@ export interface DefaultBridgeSettings {
   bridgeName?: string;
 }
 
-export function ensurePredefinedNetworks(store: NetworkStore, settings: DefaultBridgeSettings = {}): void {
+export async function ensurePredefinedNetworks(store: NetworkStore, settings: DefaultBridgeSettings = {}): Promise<void> {
   const byName = (name: string) => store.all().find((n) => n.name === name);
   const bridge = defaultBridge(settings);
   const current = byName('bridge');
-  if (current === undefined) store.put({ ...bridge, id: newId(), created: now() });
-  else if (settingsOf(current) !== settingsOf(bridge)) store.put({ ...bridge, id: current.id, created: current.created });
-  if (byName('host') === undefined) store.put(unaddressed('host', 'host'));
-  if (byName('none') === undefined) store.put(unaddressed('none', 'null'));
+  if (current === undefined) await store.put({ ...bridge, id: newId(), created: now() });
+  else if (settingsOf(current) !== settingsOf(bridge)) await store.put({ ...bridge, id: current.id, created: current.created });
+  if (byName('host') === undefined) await store.put(unaddressed('host', 'host'));
+  if (byName('none') === undefined) await store.put(unaddressed('none', 'null'));
 }
 
 function defaultBridge(settings: DefaultBridgeSettings): NetworkRecord {

@@ -1,9 +1,10 @@
 // A directory of JSON records, one file per object named by its ID: written atomically
 // (store/atomic-file.ts), removed with the directory synced, so a crash leaves each record whole or
 // absent. What an interrupted write left (a temporary file) goes at load.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../store/atomic-file.js';
+import { fsyncPath, writeFileAtomic, writesLanded } from '../store/atomic-file.js';
 
 export class RecordDir<T> {
   private readonly dir: string;
@@ -23,18 +24,22 @@ export class RecordDir<T> {
     return records;
   }
 
-  write(id: string, record: T): void {
-    writeFileAtomic(this.fileOf(id), JSON.stringify(record));
+  /** Resolves once the record is durable. */
+  async write(id: string, record: T): Promise<void> {
+    await writeFileAtomic(this.fileOf(id), JSON.stringify(record));
   }
 
-  remove(id: string): void {
+  /** Resolves once the record's removal is durable (after the writes of it asked before). */
+  async remove(id: string): Promise<void> {
+    const file = this.fileOf(id);
+    await writesLanded(file);
+    await rm(file, { force: true });
+    await fsyncPath(this.dir);
+  }
+
+  /** A removal at load, before anyone writes. */
+  discard(id: string): void {
     rmSync(this.fileOf(id), { force: true });
-    const fd = openSync(this.dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
   }
 
   private fileOf(id: string): string {

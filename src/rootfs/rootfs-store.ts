@@ -21,11 +21,11 @@
 // process started there, as dockerd does (overlay2 Get with mountFrom), and one more than fits
 // either way is refused when the root filesystem is created.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { conflict, EngineError, invalidParameter, notFound } from '../errors.js';
-import { writeFileAtomic } from '../store/atomic-file.js';
+import { fsyncPath, writeFileAtomic } from '../store/atomic-file.js';
 import type { Staging } from '../store/staging.js';
 import type { Digest } from '../image/digest.js';
 import { changesArchive } from './changes-archive.js';
@@ -121,13 +121,13 @@ export class RootfsStore {
       mkdirSync(path.join(stage, UPPER_DIR), { mode: 0o755 });
       mkdirSync(path.join(stage, WORK_DIR), { mode: 0o700 });
       mkdirSync(path.join(stage, MERGED_DIR), { mode: 0o700 });
-      writeFileAtomic(path.join(stage, RECORD_FILE), JSON.stringify(record));
+      await writeFileAtomic(path.join(stage, RECORD_FILE), JSON.stringify(record));
       renameSync(stage, this.dir(id));
     } catch (err) {
       rmSync(stage, { recursive: true, force: true });
       throw err;
     }
-    syncDir(this.root);
+    await fsyncPath(this.root);
     this.records.set(id, record);
     return record;
   }
@@ -362,13 +362,4 @@ function linkName(dir: string): string {
     value &= (1 << bits) - 1;
   }
   return name;
-}
-
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -1,31 +1,64 @@
 // Crash-safe small files: write a temporary file beside the target, fsync it, rename it over the
-// target, then fsync the directory so the rename itself survives a crash. A symlink at the target is refused.
+// target, then fsync the directory so the rename itself survives a crash. A symlink at the target
+// is refused. The steps run in libuv's thread pool: an fsync takes from a fraction of a millisecond
+// to tens of them on a busy disk, and berthd's event loop must not wait for it. Writes to one file
+// land in the order they were asked for.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { lstat, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
-export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600): void {
-  refuseSymlink(file);
+/** the last write asked for each file, which the next one waits for */
+const lastWrites = new Map<string, Promise<void>>();
+
+/** Writes `data` to `file` crash-safely; resolves once it is durable. */
+export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  const write = (lastWrites.get(file) ?? Promise.resolve()).catch(() => undefined).then(() => writeNow(file, bytes, mode));
+  lastWrites.set(file, write);
+  const forget = () => {
+    if (lastWrites.get(file) === write) lastWrites.delete(file);
+  };
+  write.then(forget, forget);
+  return write;
+}
+
+/** Resolves once the writes asked for `file` so far have landed (or failed). */
+export async function writesLanded(file: string): Promise<void> {
+  await lastWrites.get(file)?.catch(() => undefined);
+}
+
+/**
+ * Flushes a file (one written and closed, before it is renamed into place) or a directory (so that
+ * the names made or removed in it survive a crash) to disk.
+ */
+export async function fsyncPath(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeNow(file: string, data: Uint8Array, mode: number): Promise<void> {
+  await refuseSymlink(file);
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${randomBytes(6).toString('hex')}`);
-  let fd = openSync(tmp, 'wx', mode);
+  const handle = await open(tmp, 'wx', mode);
   try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = -1;
-    renameSync(tmp, file);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, file);
   } catch (err) {
-    if (fd >= 0) closeSync(fd);
-    rmSync(tmp, { force: true });
+    await rm(tmp, { force: true });
     throw err;
   }
-  const dirFd = openSync(dir, 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
+  await fsyncPath(dir);
 }
 
 /** The temporary name writeFileAtomic gives a file's next content: `.<name>.tmp-<12 hex>`. */
@@ -46,9 +79,9 @@ export function removeTemporaryFiles(dir: string): void {
   for (const name of names) if (TEMPORARY.test(name)) rmSync(path.join(dir, name), { force: true });
 }
 
-function refuseSymlink(file: string): void {
+async function refuseSymlink(file: string): Promise<void> {
   try {
-    if (lstatSync(file).isSymbolicLink()) throw new Error(`refusing to write through the symlink ${file}`);
+    if ((await lstat(file)).isSymbolicLink()) throw new Error(`refusing to write through the symlink ${file}`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }

@@ -5,11 +5,11 @@ import type { EventBus } from '../events/event-bus.js';
 import { loadEngineId } from './engine-id.js';
 import { SystemService, type ContainerInventory, type ImageInventory, type VolumeInventory } from './system-service.js';
 
-export function createSystem(deps: { config: DaemonConfig; events: EventBus; inventories: { images: ImageInventory; containers: ContainerInventory; volumes: VolumeInventory }; networkDrivers: readonly string[] }) {
+export async function createSystem(deps: { config: DaemonConfig; events: EventBus; inventories: { images: ImageInventory; containers: ContainerInventory; volumes: VolumeInventory }; networkDrivers: readonly string[] }) {
   const { config } = deps;
   const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
   const service = new SystemService({
-    engineId: loadEngineId(config.dataRoot),
+    engineId: await loadEngineId(config.dataRoot),
     dataRoot: config.dataRoot,
     events: deps.events,
     settings: { debug: config.debug, labels: config.labels },

@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../store/atomic-file.js';
 
 const ID_PATTERN = /^[0-9a-f-]{36}$/;
 
-export function loadEngineId(dataRoot: string): string {
+export async function loadEngineId(dataRoot: string): Promise<string> {
   const file = path.join(dataRoot, 'engine-id');
   try {
     const id = readFileSync(file, 'utf8').trim();
@@ -15,6 +15,6 @@ export function loadEngineId(dataRoot: string): string {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   const id = randomUUID();
-  writeFileAtomic(file, `${id}\n`, 0o644);
+  await writeFileAtomic(file, `${id}\n`, 0o644);
   return id;
 }

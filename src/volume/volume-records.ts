@@ -2,9 +2,10 @@
 // leaves each whole or absent). A volume name is one safe path component (volume-name.ts), so it
 // names its file. A copy-up under way is marked by <name>.copy-up beside it: a volume whose mark
 // outlived a crash was filled only in part.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../store/atomic-file.js';
+import { fsyncPath, writeFileAtomic, writesLanded } from '../store/atomic-file.js';
 import type { VolumeRecord } from './volume-record.js';
 
 const RECORD = '.json';
@@ -30,13 +31,17 @@ export class VolumeRecords {
     return { records, interruptedCopyUps };
   }
 
-  write(record: VolumeRecord): void {
-    writeFileAtomic(path.join(this.dir, record.name + RECORD), JSON.stringify(record));
+  /** Resolves once the record is durable. */
+  async write(record: VolumeRecord): Promise<void> {
+    await writeFileAtomic(path.join(this.dir, record.name + RECORD), JSON.stringify(record));
   }
 
-  remove(name: string): void {
-    rmSync(path.join(this.dir, name + RECORD), { force: true });
-    this.syncDir();
+  /** Resolves once the removal is durable (after the writes of the record asked before). */
+  async remove(name: string): Promise<void> {
+    const file = path.join(this.dir, name + RECORD);
+    await writesLanded(file);
+    await rm(file, { force: true });
+    await fsyncPath(this.dir);
   }
 
   /** Whether a copy-up into the volume was begun and never finished. */
@@ -45,9 +50,9 @@ export class VolumeRecords {
   }
 
   /** Marks a copy-up as begun, durably, before the first file is copied. */
-  markCopyUp(name: string): void {
-    writeFileSync(path.join(this.dir, name + COPY_UP_MARK), '');
-    this.syncDir();
+  async markCopyUp(name: string): Promise<void> {
+    await writeFile(path.join(this.dir, name + COPY_UP_MARK), '');
+    await fsyncPath(this.dir);
   }
 
   /**
@@ -57,14 +62,5 @@ export class VolumeRecords {
    */
   clearCopyUp(name: string): void {
     rmSync(path.join(this.dir, name + COPY_UP_MARK), { force: true });
-  }
-
-  private syncDir(): void {
-    const fd = openSync(this.dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
   }
 }

@@ -84,7 +84,7 @@ export class VolumeService {
     for (const name of local.directories()) {
       if (this.volumes.has(name)) continue;
       const record: VolumeRecord = { name, driver: LOCAL_DRIVER, createdAt: rfc3339Seconds(local.changedAt(name)), labels: null, options: null, scope: 'local' };
-      this.deps.records.write(record);
+      await this.deps.records.write(record);
       this.volumes.set(name, record);
     }
     for (const name of interruptedCopyUps) {
@@ -270,7 +270,7 @@ export class VolumeService {
       // a copy cut short and not emptied at start (its driver was away then) is not a full volume
       if (this.deps.records.copyUpMarked(name)) emptyDirectory(dir);
       if (readdirSync(dir).length > 0) return;
-      this.deps.records.markCopyUp(name);
+      await this.deps.records.markCopyUp(name);
       await fill(dir);
       this.deps.records.clearCopyUp(name);
     } finally {
@@ -297,7 +297,7 @@ export class VolumeService {
       description = await this.deps.drivers.get(record.driver).describe(record.name);
     } catch (err) {
       if (err instanceof PluginError) {
-        this.deps.records.remove(record.name);
+        await this.deps.records.remove(record.name);
         this.volumes.delete(record.name);
         throw this.noSuchVolume(record.name);
       }
@@ -324,7 +324,7 @@ export class VolumeService {
         try {
           await driver.create(name, want.options);
           record = { name, driver: driver.name, createdAt: rfc3339Seconds(new Date()), labels: want.labels, options: want.options, scope: await driver.scope() };
-          this.deps.records.write(record);
+          await this.deps.records.write(record);
         } catch (err) {
           if (record) await driver.remove(name).catch(() => {});
           throw inContext(`create ${name}`, err);
@@ -345,7 +345,7 @@ export class VolumeService {
       if (!(force && err instanceof PluginError)) throw inContext(`remove ${record.name}`, err);
       this.deps.log.warn({ err, volume: record.name }, 'force-removing a volume its driver could not remove');
     }
-    this.deps.records.remove(record.name);
+    await this.deps.records.remove(record.name);
     this.volumes.delete(record.name);
   }
 

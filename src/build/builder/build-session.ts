@@ -137,7 +137,7 @@ export class BuildSession {
     await this.output.stdout(`Successfully built ${shortId(imageId)}\n`);
     for (const tag of this.options.tags) {
       const ref = withDefaultTag(tag);
-      this.images.tag(imageId, formatReference({ domain: ref.domain, path: ref.path }), ref.tag as string);
+      await this.images.tag(imageId, formatReference({ domain: ref.domain, path: ref.path }), ref.tag as string);
       await this.output.stdout(`Successfully tagged ${familiarString(ref)}\n`);
     }
     return imageId;

@@ -27,7 +27,7 @@ export function verifyUpdate(u: ContainerUpdate, limits: CreateLimits): string[]
 }
 
 export interface UpdateDeps {
-  save: (record: ContainerRecord) => void;
+  save: (record: ContainerRecord) => Promise<void>;
   /** runc update on the running container */
   updateRuntime: (id: string, resources: Record<string, unknown>) => Promise<void>;
 }
@@ -45,7 +45,7 @@ export async function applyUpdate(record: ContainerRecord, u: ContainerUpdate, d
   }
   record.hostConfig = next;
   try {
-    deps.save(record);
+    await deps.save(record);
   } catch (err) {
     record.hostConfig = before;
     throw err;
@@ -56,7 +56,7 @@ export async function applyUpdate(record: ContainerRecord, u: ContainerUpdate, d
     await deps.updateRuntime(record.id, runcUpdateResources(u.resources));
   } catch (err) {
     record.hostConfig = before;
-    deps.save(record);
+    await deps.save(record);
     const message = err instanceof RuntimeError ? `${err.runtimeMessage}: unknown` : (err as Error).message;
     throw cannotUpdate(record.id, 'system', message);
   }

@@ -108,13 +108,13 @@ async function pullOne(deps: PullDeps, client: RegistryClient, ref: ImageReferen
     await store.withLease(
       async (lease) => {
         await fetchLayers(deps, client, ref, layers, diffIds, lease, scope, out, signal);
-        store.commitImage(lease, id, configBytes, config);
-        store.name(id, refs);
+        await store.commitImage(lease, id, configBytes, config);
+        await store.name(id, refs);
       },
       { keepOnFailureMs: KEEP_FAILED_LAYERS_MS },
     );
   } else if (changed) {
-    store.name(id, refs);
+    await store.name(id, refs);
   }
   await out.status(`Digest: ${digest}`);
   if (tellStatus) await out.status(`Status: ${changed ? 'Downloaded newer image' : 'Image is up to date'} for ${familiarString(ref)}`);
@@ -204,7 +204,7 @@ async function fetchLayers(
       const tar = await openLayerTar(counted);
       const { tarSizeBytes } = await store.addLayerStreaming(lease, parent, job.diffId, tar, abort.signal);
       await job.download;
-      store.addLayerBlob(lease, job.diffId, file.path, { digest: job.descriptor.digest, sizeBytes: job.descriptor.size, mediaType: job.descriptor.mediaType, tarSizeBytes });
+      await store.addLayerBlob(lease, job.diffId, file.path, { digest: job.descriptor.digest, sizeBytes: job.descriptor.size, mediaType: job.descriptor.mediaType, tarSizeBytes });
       await out.status('Pull complete', job.shortId);
       parent = chains[job.index];
     }

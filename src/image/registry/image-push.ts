@@ -115,7 +115,7 @@ async function pushOne(deps: PushDeps, client: RegistryClient, ref: ImageReferen
   const text = await readText(res.body);
   if (res.status !== 201 && res.status !== 200) throw new RegistryError(`failed to put the manifest: ${registryReason(text, res.status)}`, res.status);
   const digest = manifestDigest(manifest);
-  store.name(image.id, [{ domain: ref.domain, path: ref.path, digest }]);
+  await store.name(image.id, [{ domain: ref.domain, path: ref.path, digest }]);
   await out.status(`${tag}: digest: ${digest} size: ${manifest.length}`);
   await out.aux({ Tag: tag, Digest: digest, Size: manifest.length });
 }
@@ -140,7 +140,7 @@ async function compressedBlob(deps: PushDeps, lease: Lease, diffId: Digest, sign
   });
   await pipeline(deps.store.openBlob(diffId), createGzip({ chunkSize: LAYER_ZLIB_CHUNK_BYTES }), counter, createWriteStream(file, { mode: 0o600 }), { signal });
   const blob: LayerBlob = { digest: `sha256:${hash.digest('hex')}`, sizeBytes, mediaType: MEDIA.dockerLayer };
-  deps.store.addLayerBlob(lease, diffId, file, blob);
+  await deps.store.addLayerBlob(lease, diffId, file, blob);
   return blob;
 }
 

@@ -17,9 +17,9 @@ export interface ImageBackend {
   list(filters: FilterArgs, all: boolean): Image[];
   get(refOrId: string): Image;
   history(refOrId: string): HistoryRow[];
-  tag(refOrId: string, repo: string, tag: string): void;
-  remove(refOrId: string, opts: { force: boolean; prune: boolean }): DeleteItem[];
-  prune(filters: FilterArgs): PruneResult;
+  tag(refOrId: string, repo: string, tag: string): Promise<void>;
+  remove(refOrId: string, opts: { force: boolean; prune: boolean }): Promise<DeleteItem[]>;
+  prune(filters: FilterArgs): Promise<PruneResult>;
   /** A load of the archive the session reads from its input. */
   load(): StreamSession<ProgressSink>;
   /** Checks an import's parameters; the session imports from its input ("-") or the URL. */

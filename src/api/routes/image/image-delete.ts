@@ -4,8 +4,8 @@ import type { ImageBackend } from './backend.js';
 import { toDeleteItems } from './to-api.js';
 
 export function imageDelete(backend: ImageBackend): Handler {
-  return (ctx) => {
-    const items = backend.remove(ctx.params.name, { force: queryBool(ctx.query, 'force'), prune: !queryBool(ctx.query, 'noprune') });
+  return async (ctx) => {
+    const items = await backend.remove(ctx.params.name, { force: queryBool(ctx.query, 'force'), prune: !queryBool(ctx.query, 'noprune') });
     ctx.json(toDeleteItems(items));
   };
 }

@@ -5,8 +5,8 @@ import type { ImageBackend } from './backend.js';
 import { toDeleteItems } from './to-api.js';
 
 export function imagePrune(backend: ImageBackend): Handler {
-  return (ctx) => {
-    const { items, reclaimedBytes } = backend.prune(FilterArgs.fromJson(ctx.query.get('filters')));
+  return async (ctx) => {
+    const { items, reclaimedBytes } = await backend.prune(FilterArgs.fromJson(ctx.query.get('filters')));
     ctx.json({ ImagesDeleted: items.length > 0 ? toDeleteItems(items) : null, SpaceReclaimed: reclaimedBytes });
   };
 }

@@ -9,7 +9,7 @@ export interface NetworkBackend {
   /** By full ID, name or ID prefix; a scope other than "" or local finds none. */
   inspect(term: string, scope: string): NetworkView;
   /** The body as sent: decoded and checked as dockerd does. */
-  create(body: unknown): { id: string; warning: string };
+  create(body: unknown): Promise<{ id: string; warning: string }>;
   /** The record, then its bridge, rules and DNS server. */
   remove(term: string): Promise<void>;
   /** The names of the networks removed. */

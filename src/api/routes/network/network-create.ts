@@ -5,7 +5,7 @@ import type { NetworkBackend } from './backend.js';
 
 export function networkCreate(backend: NetworkBackend): Handler {
   return async (ctx) => {
-    const { id, warning } = backend.create(await ctx.readJson());
+    const { id, warning } = await backend.create(await ctx.readJson());
     ctx.json({ Id: id, Warning: warning } satisfies NetworkCreateResponse, 201);
   };
 }
