@@ -110,6 +110,8 @@ export class ContainerService {
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly restartTimers = new Map<string, { timer: NodeJS.Timeout; delayMs: number }>();
   private readonly lastRestartDelayMs = new Map<string, number>();
+  /** the signals being delivered, by container: a kill's event goes out before the die it causes */
+  private readonly signalling = new Map<string, Promise<unknown>>();
   private shuttingDown = false;
 
   constructor(opts: ContainerServiceOptions) {
@@ -543,6 +545,7 @@ export class ContainerService {
     const lost = 'lost' in exit;
     const exitCode = lost ? 255 : exit.exitCode;
     // die comes before what clearing the run tells (volume unmounts, network disconnects), as dockerd's
+    await this.signalling.get(record.id);
     if (!lost && exit.oomKilled) this.publish(record, 'oom');
     this.publish(record, 'die', { exitCode: String(exitCode) });
     await this.opts.runner.clear(record.id, { killFirst: true }).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'clearing an ended run'));
@@ -633,8 +636,14 @@ export class ContainerService {
   }
 
   private async signal(record: ContainerRecord, signal: number): Promise<void> {
-    await this.opts.runner.signal(record.id, signal);
-    this.publish(record, 'kill', { signal: String(signal) });
+    const delivered = this.opts.runner.signal(record.id, signal).then(() => this.publish(record, 'kill', { signal: String(signal) }));
+    const settled = delivered.catch(() => undefined);
+    this.signalling.set(record.id, settled);
+    try {
+      await delivered;
+    } finally {
+      if (this.signalling.get(record.id) === settled) this.signalling.delete(record.id);
+    }
     // a paused container must run to receive it (dockerd resumes it too)
     if (record.state.status === 'paused' && (signal === SIGKILL || signal === signalNumber(record.config.StopSignal || 'SIGTERM'))) {
       await this.opts.runner.resume(record.id).catch((err: unknown) => this.opts.log.debug({ err, id: record.id }, 'resume to deliver a signal'));

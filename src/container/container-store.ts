@@ -4,7 +4,7 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { EngineError, invalidParameter } from '../errors.js';
-import { removeTemporaryFiles, writeFileAtomic, writesLanded } from '../store/atomic-file.js';
+import { removeFileDurably, removeTemporaryFiles, writeFileAtomic } from '../store/atomic-file.js';
 import type { ContainerPaths } from './container-paths.js';
 import type { ContainerRecord } from './container-record.js';
 import { NameRegistry } from './container-names.js';
@@ -65,12 +65,14 @@ export class ContainerStore {
     await writeFileAtomic(this.paths.record(record.id), JSON.stringify(record));
   }
 
-  /** Forgets the container and removes its directory, once the writes of its record have landed. */
+  /**
+   * Forgets the container and removes its directory: the record first, once its writes have
+   * landed (a directory without one is an interrupted create, swept at load), then the rest.
+   */
   async delete(record: ContainerRecord): Promise<void> {
     this.records.delete(record.id);
     this.names.release(record.name);
-    await writesLanded(this.paths.record(record.id));
-    await rm(this.paths.record(record.id), { force: true });
+    await removeFileDurably(this.paths.record(record.id));
     await rm(this.paths.dir(record.id), { recursive: true, force: true });
   }
 

@@ -2,9 +2,8 @@
 // (store/atomic-file.ts), removed with the directory synced, so a crash leaves each record whole or
 // absent. What an interrupted write left (a temporary file) goes at load.
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncPath, writeFileAtomic, writesLanded } from '../store/atomic-file.js';
+import { removeFileDurably, writeFileAtomic } from '../store/atomic-file.js';
 
 export class RecordDir<T> {
   private readonly dir: string;
@@ -31,10 +30,7 @@ export class RecordDir<T> {
 
   /** Resolves once the record's removal is durable (after the writes of it asked before). */
   async remove(id: string): Promise<void> {
-    const file = this.fileOf(id);
-    await writesLanded(file);
-    await rm(file, { force: true });
-    await fsyncPath(this.dir);
+    await removeFileDurably(this.fileOf(id));
   }
 
   /** A removal at load, before anyone writes. */

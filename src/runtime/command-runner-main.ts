@@ -1,5 +1,7 @@
 // The command runner's process (command-runner.ts): runs each command berthd sends, as its own
-// child, and answers with how it ended. It exits once berthd has gone and its commands have ended.
+// child, and answers with how it ended. It exits the moment berthd goes, as if it were berthd:
+// its commands are orphaned then as berthd's own children would be, and those started to die
+// with their parent (setpriv --pdeathsig, a volume's copy-up) die.
 import { executeHere } from './child-process.js';
 import type { RunnerMessage, RunnerReply } from './command-runner.js';
 
@@ -18,3 +20,5 @@ process.on('message', (message: RunnerMessage) => {
     if (process.connected) process.send?.({ id, outcome } satisfies RunnerReply);
   });
 });
+
+process.on('disconnect', () => process.exit(0));

@@ -7,7 +7,7 @@
 // costs a fraction of that, and off berthd's loop.
 //
 // When the runner goes (killed, crashed), the commands it was running end as not started, and the
-// next command forks a new one. When berthd goes, the runner finishes what it was running, then exits.
+// next command forks a new one. When berthd goes, the runner goes at once (command-runner-main.ts).
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -54,7 +54,7 @@ export class CommandRunner {
     });
   };
 
-  /** Stops taking commands; the runner exits once those it runs have ended. */
+  /** Stops taking commands; the runner exits, as it does when berthd dies. */
   close(): void {
     this.closed = true;
     if (this.child?.connected) this.child.disconnect();

@@ -23,9 +23,17 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 
   return write;
 }
 
-/** Resolves once the writes asked for `file` so far have landed (or failed). */
-export async function writesLanded(file: string): Promise<void> {
-  await lastWrites.get(file)?.catch(() => undefined);
+/**
+ * Removes a file written with writeFileAtomic, once its writes have landed; resolves once the
+ * removal is durable. The unlink itself is synchronous (a page-cache operation, well under a
+ * millisecond), so that a kill can't land between it and what the caller did just before (a
+ * volume's folder removed, its record still there); only the directory's fsync waits in the pool.
+ */
+export async function removeFileDurably(file: string): Promise<void> {
+  const pending = lastWrites.get(file);
+  if (pending !== undefined) await pending.catch(() => undefined);
+  rmSync(file, { force: true });
+  await fsyncPath(path.dirname(file));
 }
 
 /**

@@ -3,9 +3,9 @@
 // names its file. A copy-up under way is marked by <name>.copy-up beside it: a volume whose mark
 // outlived a crash was filled only in part.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncPath, writeFileAtomic, writesLanded } from '../store/atomic-file.js';
+import { fsyncPath, removeFileDurably, writeFileAtomic } from '../store/atomic-file.js';
 import type { VolumeRecord } from './volume-record.js';
 
 const RECORD = '.json';
@@ -38,10 +38,7 @@ export class VolumeRecords {
 
   /** Resolves once the removal is durable (after the writes of the record asked before). */
   async remove(name: string): Promise<void> {
-    const file = path.join(this.dir, name + RECORD);
-    await writesLanded(file);
-    await rm(file, { force: true });
-    await fsyncPath(this.dir);
+    await removeFileDurably(path.join(this.dir, name + RECORD));
   }
 
   /** Whether a copy-up into the volume was begun and never finished. */
