@@ -22,13 +22,16 @@ export interface DatagramRelay {
   readonly closed: Promise<string | undefined>;
 }
 
+/** the largest datagram the relay carries: socat's read size, and a pipe's capacity (a write of up to that lands whole) */
+export const MAX_DATAGRAM_BYTES = 65536;
+
 const TRANSFER = /^> \S+ \S+\s+length=(\d+) from=\d+ to=\d+$/;
 const CONNECTED = / N starting data transfer loop/;
 const FAILED = / E (\w+)\(.*\): (.+)$/;
 
 /** Connects to the socket at `path`; rejects with Go's "dial unixgram <path>: connect: <reason>" when it can't. */
 export function openDatagramRelay(path: string, opts: { socatPath?: string } = {}): Promise<DatagramRelay> {
-  const child = spawn(opts.socatPath ?? 'socat', ['-d', '-d', '-x', '-b', '65536', '-u', 'STDIN', `UNIX-CONNECT:${path},type=2`], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(opts.socatPath ?? 'socat', ['-d', '-d', '-x', '-b', String(MAX_DATAGRAM_BYTES), '-u', 'STDIN', `UNIX-CONNECT:${path},type=2`], { stdio: ['pipe', 'ignore', 'pipe'] });
   const queue: Array<{ bytes: Buffer; resolve: () => void; reject: (err: Error) => void }> = [];
   let queued = 0;
   let writing = false;
