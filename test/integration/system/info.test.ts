@@ -47,9 +47,10 @@ for (const prefix of VERSION_PREFIXES) {
       assert.equal(i.DefaultRuntime, 'runc');
       assert.deepEqual(Object.keys(i.Runtimes as object), ['runc']);
       // what is true of berth: containers outlive the daemon, catatonit is the init, only what works is listed
+      // (the log drivers as dockerd lists the ones it has: sorted, none left out)
       assert.equal(i.LiveRestoreEnabled, true);
       assert.equal(i.InitBinary, 'catatonit');
-      assert.deepEqual(i.Plugins, { Volume: ['local'], Network: ['bridge', 'host', 'ipvlan', 'macvlan', 'null'], Authorization: null, Log: ['json-file'] });
+      assert.deepEqual(i.Plugins, { Volume: ['local'], Network: ['bridge', 'host', 'ipvlan', 'macvlan', 'null'], Authorization: null, Log: ['journald', 'json-file', 'local', 'syslog'] });
       assert.deepEqual(i.Labels, ['rack=r1', 'zone=a']);
       assert.equal(i.Debug, false);
       assert.equal(i.Containers, 0);
