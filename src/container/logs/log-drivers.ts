@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { EngineError } from '../../errors.js';
+import { compileGoRegexp, GoRegexpError } from '../../lib/go-regexp.js';
 import type { ContainerRecord } from '../container-record.js';
 import { FileLogSink } from './file-log-sink.js';
 import { jsonFileCodec, k8sFileCodec, localCodec, type LogCodec, type LogEncoder } from './log-codecs.js';
@@ -202,6 +203,9 @@ function journalEntries(record: ContainerRecord, opts: Readonly<Record<string, s
 /** logger.Info.ExtraAttributes: the labels and env the options name or match, keys through `keyMod`. */
 function extraAttributes(record: ContainerRecord, opts: Readonly<Record<string, string>>, keyMod: (key: string) => string = (key) => key): Record<string, string> {
   const extra: Record<string, string> = {};
+  // compiled whether or not there is anything to match, as dockerd's: a bad pattern always fails
+  const labelsRegex = optionRegexp(opts['labels-regex']);
+  const envRegex = optionRegexp(opts['env-regex']);
   const labels = record.config.Labels ?? {};
   const env = new Map<string, string>();
   for (const e of record.config.Env ?? []) {
@@ -209,9 +213,9 @@ function extraAttributes(record: ContainerRecord, opts: Readonly<Record<string, 
     if (eq >= 0) env.set(e.slice(0, eq), e.slice(eq + 1));
   }
   for (const name of listOption(opts.labels)) if (name in labels) extra[keyMod(name)] = labels[name];
-  for (const [k, v] of Object.entries(labels)) if (matches(opts['labels-regex'], k)) extra[keyMod(k)] = v;
+  for (const [k, v] of Object.entries(labels)) if (labelsRegex?.test(k)) extra[keyMod(k)] = v;
   for (const name of listOption(opts.env)) if (env.has(name)) extra[keyMod(name)] = env.get(name) as string;
-  for (const [k, v] of env) if (matches(opts['env-regex'], k)) extra[keyMod(k)] = v;
+  for (const [k, v] of env) if (envRegex?.test(k)) extra[keyMod(k)] = v;
   return extra;
 }
 
@@ -219,12 +223,13 @@ function listOption(value: string | undefined): string[] {
   return value ? value.split(',') : [];
 }
 
-function matches(pattern: string | undefined, key: string): boolean {
-  if (!pattern) return false;
+function optionRegexp(pattern: string | undefined): RegExp | undefined {
+  if (!pattern) return undefined;
   try {
-    return new RegExp(pattern).test(key);
-  } catch {
-    throw new EngineError('system', `${INIT_FAILED}error parsing regexp: ${pattern}`);
+    return compileGoRegexp(pattern);
+  } catch (err) {
+    if (err instanceof GoRegexpError) throw new EngineError('system', `${INIT_FAILED}${err.message}`);
+    throw err;
   }
 }
 

@@ -187,7 +187,7 @@ describe('journald log driver', () => {
     assert.equal(logs.stdout, 'before\nafter\n');
   });
 
-  test("options: others than dockerd's are refused at create (400), a bad tag fails the start and docker logs (500)", async () => {
+  test("options: others than dockerd's are refused at create (400), a bad tag or pattern fails the start and docker logs (500)", async () => {
     const create = (config: Record<string, string>) => berthd().request('POST', '/containers/create', { json: { Image: 'busybox', Cmd: ['true'], HostConfig: { LogConfig: { Type: 'journald', Config: config } } } });
     let r = await create({ 'max-size': '1m' });
     assert.equal(r.status, 400);
@@ -206,6 +206,13 @@ describe('journald log driver', () => {
     r = await berthd().request('GET', `/containers/${Id}/logs?stdout=1`);
     assert.equal(r.status, 500);
     assert.deepEqual(r.json(), { message: template });
+
+    // a pattern is compiled whether or not the container has labels to match, as dockerd's
+    r = await create({ 'labels-regex': '(' });
+    assert.equal(r.status, 201, r.body);
+    r = await berthd().request('POST', `/containers/${(r.json() as { Id: string }).Id}/start`);
+    assert.equal(r.status, 500);
+    assert.deepEqual(r.json(), { message: 'failed to initialize logging driver: error parsing regexp: missing closing ): `(`' });
   });
 
   test('docker info lists journald among the log drivers', async () => {
