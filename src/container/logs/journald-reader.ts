@@ -12,9 +12,10 @@
 //   - following shows the entries that come until one is past until or the run has ended.
 //
 // journalctl is given whole seconds for since and until and the exact bounds are applied here, so
-// that its parsing of fractions does not matter. Following runs `journalctl --follow`; once the
-// run has ended (the writer has had journald sync by then), it is stopped and one more pass reads
-// what it had not shown yet, after the last entry it did show.
+// that its parsing of fractions does not matter; with a tail, it is given neither (its --lines
+// with --since counts from since, not back from the end). Following runs `journalctl --follow`;
+// once the run has ended (the writer has had journald sync by then), it is stopped and one more
+// pass reads what it had not shown yet, after the last entry it did show.
 import type { Readable } from 'node:stream';
 import { journalExport } from '../../runtime/journal.js';
 import { JournalExportParser, type JournalRecord } from './journal-export.js';
@@ -58,7 +59,8 @@ export async function* readJournal(containerId: string, opts: JournalReadOptions
 
   const startUs = nowMicros();
   let lastCursor: string | undefined;
-  const stream = journalExport(['--follow', opts.tail === undefined ? '--no-tail' : `--lines=${opts.tail}`, ...commonArgs(bounds.sinceUs), match]);
+  const from = opts.tail === undefined ? ['--no-tail', ...sinceArgs(bounds.sinceUs)] : [`--lines=${opts.tail}`];
+  const stream = journalExport(['--follow', ...commonArgs(), ...from, match]);
   let stopped = false;
   const stop = () => {
     stopped = true;
@@ -90,21 +92,19 @@ export async function* readJournal(containerId: string, opts: JournalReadOptions
   if (opts.signal?.aborted || !runEnded) return;
   // what --follow had not shown when it was stopped: after the last entry it showed, or, when it
   // showed none, every entry since it started (and before, unless tail 0 said only new ones)
-  const after = lastCursor === undefined ? commonArgs(opts.tail === 0 ? maxOf(bounds.sinceUs, startUs) : bounds.sinceUs) : [...commonArgs(undefined), `--after-cursor=${lastCursor}`];
-  const rest = await collect(journalExport([...after, match]));
+  const after = lastCursor === undefined ? sinceArgs(opts.tail === 0 ? maxOf(bounds.sinceUs, startUs) : bounds.sinceUs) : [`--after-cursor=${lastCursor}`];
+  const rest = await collect(journalExport([...commonArgs(), ...after, match]));
   const restBounds = opts.tail === 0 && lastCursor === undefined ? { ...bounds, sinceUs: maxOf(bounds.sinceUs, startUs) } : bounds;
   yield* shown(rest, restBounds, opts);
 }
 
 /** The entries up to until, the last `tail` of them when it is given (before since applies). */
 async function journalTail(match: string, bounds: Bounds, tail: number | undefined): Promise<JournalRecord[]> {
-  const args = commonArgs(bounds.sinceUs);
+  const args = commonArgs();
   // journalctl counts its tail back from until itself, but not to the microsecond: with until, it is counted here
-  if (bounds.untilUs !== undefined) {
-    if (bounds.untilUs > 0n) args.push(`--until=@${ceilSeconds(bounds.untilUs)}`);
-  } else if (tail !== undefined) {
-    args.push(`--lines=${tail}`);
-  }
+  if (bounds.untilUs !== undefined && bounds.untilUs > 0n) args.push(`--until=@${ceilSeconds(bounds.untilUs)}`);
+  if (tail === undefined) args.push(...sinceArgs(bounds.sinceUs));
+  else if (bounds.untilUs === undefined) args.push(`--lines=${tail}`);
   let records = await collect(journalExport([...args, match]));
   if (bounds.untilUs !== undefined) {
     const until = bounds.untilUs;
@@ -135,11 +135,14 @@ function entryOf(record: JournalRecord, bounds: Bounds, opts: JournalReadOptions
   return { stream, timeNs, time: formatLogTime(timeNs), data: partial ? message : Buffer.concat([message, NEWLINE]) };
 }
 
-/** Every journal of the host, only the fields needed, and since to the second (the exact bound is applied here). */
-function commonArgs(sinceUs: bigint | undefined): string[] {
-  const args = ['--merge', `--output-fields=${FIELDS.join(',')}`];
-  if (sinceUs !== undefined && sinceUs > 0n) args.push(`--since=@${sinceUs / 1_000_000n}`);
-  return args;
+/** Every journal of the host, only the fields needed. */
+function commonArgs(): string[] {
+  return ['--merge', `--output-fields=${FIELDS.join(',')}`];
+}
+
+/** since to the second (the exact bound is applied here) */
+function sinceArgs(sinceUs: bigint | undefined): string[] {
+  return sinceUs !== undefined && sinceUs > 0n ? [`--since=@${sinceUs / 1_000_000n}`] : [];
 }
 
 /** The records of the output as they come, a batch a read; a stream stopped on purpose just ends. */
