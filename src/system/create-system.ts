@@ -16,6 +16,7 @@ export async function createSystem(deps: { config: DaemonConfig; events: EventBu
     inventories: deps.inventories,
     networkDrivers: deps.networkDrivers,
     logDrivers: deps.logDrivers,
+    loggingDriver: config.logDriver || 'json-file',
     startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
   });
   return {

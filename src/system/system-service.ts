@@ -101,6 +101,8 @@ export interface SystemServiceOptions {
   networkDrivers: readonly string[];
   /** the log drivers /info lists among its plugins */
   logDrivers: readonly string[];
+  /** the log driver of containers that name none (log-driver) */
+  loggingDriver: string;
   /** Warnings about how the daemon was started, such as plain TCP. */
   startupWarnings: string[];
   env?: NodeJS.ProcessEnv;
@@ -160,7 +162,7 @@ export class SystemService {
       debug: settings.debug,
       openFiles: openFileDescriptors(),
       systemTime: formatRfc3339Nano(nowNanos()),
-      loggingDriver: 'json-file',
+      loggingDriver: this.opts.loggingDriver,
       networkDrivers: this.opts.networkDrivers,
       logDrivers: this.opts.logDrivers,
       volumeDrivers: this.opts.inventories.volumes.drivers(),
