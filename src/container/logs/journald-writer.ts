@@ -1,8 +1,15 @@
 // Sends a container's messages to the journal as dockerd's journald driver does (go-systemd's
-// journal.Send): one datagram an entry to /run/systemd/journal/socket (journal-native.ts makes
-// them), through a relay connected when the run starts; no journal to connect to fails the start
-// with dockerd's "journald is not enabled on this host". A relay that breaks (journald restarted)
-// is connected again with the next message.
+// journal.Send): entries in journald's native protocol (journal-native.ts) to
+// /run/systemd/journal/socket, through a relay connected when the run starts; no journal to
+// connect to fails the start with dockerd's "journald is not enabled on this host". A relay that
+// breaks (journald restarted) is connected again with the next message.
+//
+// The relay sends one datagram at a time and waits for socat to report it sent (datagram-relay.ts),
+// about a millisecond each: one entry a datagram, as dockerd sends them, would hold a chatty
+// container to a thousand lines a second. journald takes several entries in one datagram, each
+// ended by an empty line, so the entries that came while a datagram was on its way go together in
+// the next, up to the relay's 64 KiB: a burst of output is written at the pace of dockerd's, and
+// a line written alone still goes at once. Entries sent together share journald's receive time.
 //
 // Where dockerd's Send blocks the container while journald does not read, the writer holds its
 // container for a few seconds at most, as the syslog writer does: entries wait in a bounded
@@ -11,7 +18,7 @@
 // written what it was sent (journalctl --sync), so that the end of the run is told once
 // `docker logs` can read all of its output.
 import type { Logger } from 'pino';
-import type { DatagramRelay } from '../../runtime/datagram-relay.js';
+import { MAX_DATAGRAM_BYTES, type DatagramRelay } from '../../runtime/datagram-relay.js';
 import { JOURNAL_SOCKET, openJournalSocket, syncJournal } from '../../runtime/journal.js';
 import type { JournalEntryEncoder } from './journal-native.js';
 import type { LogMessage } from './log-codecs.js';
@@ -26,6 +33,9 @@ const STALL_MS = 5_000;
 /** how long closing may take: sending what is buffered, then journald's sync */
 const CLOSE_MS = 5_000;
 
+/** between two entries of one datagram */
+const ENTRY_SEPARATOR = Buffer.from('\n');
+
 /** dockerd's journal.Enabled() said no: nothing takes datagrams at the journal's socket. */
 export class JournalNotEnabledError extends Error {
   constructor() {
@@ -36,11 +46,13 @@ export class JournalNotEnabledError extends Error {
 export class JournaldWriter {
   private relay: DatagramRelay | undefined;
   private dialing: Promise<void> | undefined;
-  /** entries made while a dial is under way */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  /** settles once the last entry handed to the relay is sent, or dropped */
-  private lastSent: Promise<void> = Promise.resolve();
+  /** entries not yet handed to the relay, oldest first */
+  private queue: Buffer[] = [];
+  private queuedBytes = 0;
+  /** the datagram on its way */
+  private sending = false;
+  /** told when the queue is empty and nothing is on its way (or what was is dropped) */
+  private idleWaiters: Array<() => void> = [];
   private sentAny = false;
   private failing = false;
   private stalled = false;
@@ -82,41 +94,35 @@ export class JournaldWriter {
   send(msg: LogMessage): void {
     if (this.closed) return;
     const entry = this.encoder.encode(msg);
-    if (this.relay !== undefined) {
-      if (this.relay.queuedBytes() >= MAX_BUFFERED_BYTES) this.drop(new Error('journald takes no more'));
-      else this.hand(this.relay, entry);
+    if (this.queuedBytes + entry.length > MAX_BUFFERED_BYTES) {
+      this.drop(1, new Error('journald takes no more'));
       return;
     }
-    if (this.pendingBytes + entry.length > MAX_BUFFERED_BYTES) {
-      this.drop(new Error('journald takes no more'));
-      return;
-    }
-    this.pending.push(entry);
-    this.pendingBytes += entry.length;
-    this.dial();
+    this.queue.push(entry);
+    this.queuedBytes += entry.length;
+    this.pump();
   }
 
   /** Resolves once the buffer is below its mark, or journald has been found stuck (then at once until it moves). */
   async ready(): Promise<void> {
-    const relay = this.relay;
-    if (relay === undefined || this.stalled || relay.queuedBytes() < HIGH_WATER_BYTES) return;
-    const sent = this.lastSent;
+    if (this.stalled || this.queuedBytes < HIGH_WATER_BYTES) return;
     let timer: NodeJS.Timeout | undefined;
-    const stuck = await Promise.race([sent.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STALL_MS)))]);
+    const idle = this.idle();
+    const stuck = await Promise.race([idle.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STALL_MS)))]);
     clearTimeout(timer);
     if (!stuck) return;
     this.stalled = true;
     this.warn(new Error(`journald has taken nothing for ${STALL_MS / 1000}s`));
-    void sent.then(() => (this.stalled = false));
+    void idle.then(() => (this.stalled = false));
   }
 
   /** Sends what is buffered and waits for journald to have written it: a few seconds at most (a run's end waits for this). */
   async close(): Promise<void> {
-    this.closed = true;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_MS)));
+    await Promise.race([this.idle(), deadline]);
     // a dial that ends later finds the writer closed and lets its relay go
-    await Promise.race([this.dialing, deadline]);
+    this.closed = true;
     const relay = this.relay;
     this.relay = undefined;
     if (relay !== undefined) {
@@ -124,6 +130,9 @@ export class JournaldWriter {
       await Promise.race([relay.closed, deadline]);
       relay.kill();
     }
+    if (this.queue.length > 0) this.drop(this.queue.length, new Error('journald did not take the last messages in time'));
+    this.queue = [];
+    this.queuedBytes = 0;
     if (this.sentAny) {
       const synced = syncJournal(CLOSE_MS).catch((err: unknown) => this.log.debug({ err }, 'journalctl --sync failed: a reader may miss the last entries for a moment'));
       await Promise.race([synced, deadline]);
@@ -134,22 +143,47 @@ export class JournaldWriter {
 
   private use(relay: DatagramRelay): void {
     this.relay = relay;
-    // journald went away (or restarted): what was queued is dropped, and the next message connects again
+    // journald went away (or restarted): the next message connects again
     void relay.closed.then(() => {
       if (this.relay === relay) this.relay = undefined;
     });
   }
 
-  private hand(relay: DatagramRelay, entry: Buffer): void {
-    this.lastSent = relay.send(entry).then(
+  /** Hands the relay a datagram of the oldest entries, unless one is on its way; connects first when needed. */
+  private pump(): void {
+    if (this.sending || this.closed) return;
+    if (this.queue.length === 0) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+      return;
+    }
+    const relay = this.relay;
+    if (relay === undefined) {
+      this.dial();
+      return;
+    }
+    let count = 1;
+    let sizeBytes = this.queue[0].length;
+    while (count < this.queue.length && sizeBytes + ENTRY_SEPARATOR.length + this.queue[count].length <= MAX_DATAGRAM_BYTES) {
+      sizeBytes += ENTRY_SEPARATOR.length + this.queue[count].length;
+      count++;
+    }
+    const entries = this.queue.splice(0, count);
+    this.queuedBytes -= entries.reduce((n, e) => n + e.length, 0);
+    const datagram = Buffer.concat(entries.flatMap((e, i) => (i === 0 ? [e] : [ENTRY_SEPARATOR, e])));
+    this.sending = true;
+    relay.send(datagram).then(
       () => {
         this.sentAny = true;
-        if (!this.failing) return;
-        this.failing = false;
-        this.log.info({ socket: JOURNAL_SOCKET, dropped: this.dropped }, 'sending container log messages to journald works again');
+        if (this.failing) {
+          this.failing = false;
+          this.log.info({ socket: JOURNAL_SOCKET, dropped: this.dropped }, 'sending container log messages to journald works again');
+        }
       },
-      (err: Error) => this.drop(err),
-    );
+      (err: Error) => this.drop(count, err),
+    ).finally(() => {
+      this.sending = false;
+      this.pump();
+    });
   }
 
   private dial(): void {
@@ -157,26 +191,30 @@ export class JournaldWriter {
     this.dialing = openJournalSocket()
       .then(
         (relay) => {
-          if (this.closed) {
-            relay.kill();
-            return;
-          }
-          this.use(relay);
-          for (const entry of this.pending) this.hand(relay, entry);
+          if (this.closed) relay.kill();
+          else this.use(relay);
         },
         (err: Error) => {
-          for (let i = 0; i < this.pending.length; i++) this.drop(err);
+          // what waited for the dial is lost; what comes next tries again
+          if (this.queue.length > 0) this.drop(this.queue.length, err);
+          this.queue = [];
+          this.queuedBytes = 0;
         },
       )
       .finally(() => {
-        this.pending = [];
-        this.pendingBytes = 0;
         this.dialing = undefined;
+        this.pump();
       });
   }
 
-  private drop(err: Error): void {
-    this.dropped++;
+  /** Resolves once everything handed over is sent or dropped. */
+  private idle(): Promise<void> {
+    if (!this.sending && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private drop(count: number, err: Error): void {
+    this.dropped += count;
     this.warn(err);
   }
 
