@@ -22,8 +22,24 @@ import { until } from './until.js';
 
 const JOURNALD = '/lib/systemd/systemd-journald';
 
-/** journald.conf's drop-in: the journal in memory only, nothing read from or sent to elsewhere, no rate limit */
-const CONFIG = ['[Journal]', 'Storage=volatile', 'ReadKMsg=no', 'ForwardToSyslog=no', 'ForwardToKMsg=no', 'ForwardToConsole=no', 'ForwardToWall=no', 'RateLimitIntervalSec=0', ''].join('\n');
+/**
+ * journald.conf's drop-in: the journal in memory only, nothing read from or sent to elsewhere, no
+ * rate limit, and room for what the tests write (by default journald keeps a tenth of the file
+ * system, in files of an eighth of that, and drops the oldest).
+ */
+const CONFIG = [
+  '[Journal]',
+  'Storage=volatile',
+  'ReadKMsg=no',
+  'ForwardToSyslog=no',
+  'ForwardToKMsg=no',
+  'ForwardToConsole=no',
+  'ForwardToWall=no',
+  'RateLimitIntervalSec=0',
+  'RuntimeMaxUse=256M',
+  'RuntimeMaxFileSize=64M',
+  '',
+].join('\n');
 
 const live = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -67,7 +83,7 @@ export class TestJournal {
         [
           'set -e',
           'mount -t tmpfs -o mode=0755,size=16m tmpfs /run/systemd',
-          'mount -t tmpfs -o mode=0755,size=64m tmpfs /run/log',
+          'mount -t tmpfs -o mode=0755,size=512m tmpfs /run/log',
           'if [ -d /var/log/journal ]; then mount -t tmpfs -o mode=0755,size=1m tmpfs /var/log/journal; fi',
           'mkdir -p /run/systemd/journald.conf.d',
           `printf '%s' '${CONFIG}' > /run/systemd/journald.conf.d/berth-test.conf`,

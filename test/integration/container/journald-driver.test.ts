@@ -123,12 +123,15 @@ describe('journald log driver', () => {
   });
 
   test('docker logs: tail counts entries of both streams up to until; since and until to the microsecond; timestamps are journald\'s', async () => {
-    const run = await berthd().docker(['run', '--name', 'jd-read', '--log-driver', 'journald', 'busybox', 'sh', '-c', 'for i in 1 2 3 4 5; do echo line$i; done; echo oops >&2; echo line6']);
+    // a pause between lines: each goes alone, at a time of its own (entries sent together share journald's)
+    const run = await berthd().docker(['run', '--name', 'jd-read', '--log-driver', 'journald', 'busybox', 'sh', '-c', 'for i in 1 2 3 4 5; do echo line$i; sleep 0.1; done; echo oops >&2; sleep 0.1; echo line6']);
     assert.equal(run.code, 0, run.stderr);
     const entries = entriesOf(await idOf('jd-read'));
     assert.equal(entries.length, 7);
     const at = (message: string) => entries.find((e) => e.MESSAGE === message) as JournalEntry;
     const us = (e: JournalEntry) => BigInt(e.__REALTIME_TIMESTAMP);
+    assert.deepEqual(entries.map((e) => e.MESSAGE), ['line1', 'line2', 'line3', 'line4', 'line5', 'oops', 'line6']);
+    assert.equal(new Set(entries.map(us)).size, 7);
 
     /** what docker logs should give of these entries, stdout and stderr */
     const expected = (chosen: JournalEntry[], timestamps = false) => {
@@ -153,6 +156,16 @@ describe('journald log driver', () => {
     // the tail is counted back from until, then since applies
     assert.deepEqual(await logs(['--tail', '2', '--until', timeOf(at('line4'))]), expected(entries.filter((e) => us(e) <= us(at('line4'))).slice(-2)));
     assert.deepEqual(await logs(['--tail', '4', '--since', timeOf(line3)]), expected(entries.slice(-4).filter((e) => us(e) >= us(line3))));
+  });
+
+  test('a burst of 20 000 lines: every one in the journal, in order', async () => {
+    const run = await berthd().docker(['run', '--name', 'jd-burst', '--log-driver', 'journald', 'busybox', 'sh', '-c', 'i=0; while [ $i -lt 20000 ]; do echo "line $i"; i=$((i+1)); done']);
+    assert.equal(run.code, 0, run.stderr);
+    const expected = Array.from({ length: 20000 }, (_, i) => `line ${i}\n`).join('');
+    const logs = await berthd().docker(['logs', 'jd-burst']);
+    assert.equal(logs.stdout, expected);
+    const messages = (journal as TestJournal).journalctl(['--output=cat', `CONTAINER_ID_FULL=${await idOf('jd-burst')}`]);
+    assert.equal(messages, expected);
   });
 
   test('docker logs --follow ends with the run, nothing lost; with --tail 0 only what comes next', async () => {
