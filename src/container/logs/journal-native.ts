@@ -1,6 +1,7 @@
 // The journald driver's entries as dockerd 20.10's driver (daemon/logger/journald/journald.go)
 // hands them to go-systemd's journal.Send, which writes them to /run/systemd/journal/socket in
-// journald's native protocol, one datagram an entry:
+// journald's native protocol, one datagram an entry (berth's writer may put several in one, each
+// ended by an empty line, which journald takes as well: journald-writer.ts):
 //
 //   PRIORITY=<6 for stdout, 3 for stderr>\n MESSAGE=<line>\n, then the container's fields:
 //   CONTAINER_ID (12 characters), CONTAINER_ID_FULL, CONTAINER_NAME, CONTAINER_TAG, IMAGE_NAME,
