@@ -226,6 +226,14 @@ describe('journald log driver', () => {
     r = await berthd().request('POST', `/containers/${(r.json() as { Id: string }).Id}/start`);
     assert.equal(r.status, 500);
     assert.deepEqual(r.json(), { message: 'failed to initialize logging driver: error parsing regexp: missing closing ): `(`' });
+
+    // berth's own limit: fields that would make an entry over the relay's 64 KiB datagram (dockerd
+    // sends such entries through a file descriptor)
+    r = await berthd().request('POST', '/containers/create', { json: { Image: 'busybox', Cmd: ['true'], Labels: { big: 'x'.repeat(50_000) }, HostConfig: { LogConfig: { Type: 'journald', Config: { labels: 'big' } } } } });
+    assert.equal(r.status, 201, r.body);
+    r = await berthd().request('POST', `/containers/${(r.json() as { Id: string }).Id}/start`);
+    assert.equal(r.status, 500);
+    assert.match((r.json() as { message: string }).message, /^failed to initialize logging driver: journald: the container's fields .* make entries of up to 66\d{3} bytes, more than the 65536 berth sends the journal in one datagram$/);
   });
 
   test('docker info lists journald among the log drivers', async () => {
