@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { EngineError } from '../../errors.js';
 import { compileGoRegexp, GoRegexpError } from '../../lib/go-regexp.js';
+import { MAX_DATAGRAM_BYTES } from '../../runtime/datagram-relay.js';
 import type { ContainerRecord } from '../container-record.js';
 import { FileLogSink } from './file-log-sink.js';
 import { jsonFileCodec, k8sFileCodec, localCodec, type LogCodec, type LogEncoder } from './log-codecs.js';
@@ -24,7 +25,6 @@ import { JournaldWriter, JournalNotEnabledError, journaldSink } from './journald
 import { LogTagError, renderLogTag } from './log-tag.js';
 import { SyslogOptionError, syslogConfigOf, type SyslogConfig } from './syslog-options.js';
 import { SyslogWriter, syslogSink } from './syslog-writer.js';
-import { MAX_DATAGRAM_BYTES } from '../../runtime/datagram-relay.js';
 
 const INIT_FAILED = 'failed to initialize logging driver: ';
 

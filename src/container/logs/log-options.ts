@@ -1,13 +1,13 @@
 // The log drivers berth has and their options, as dockerd 20.10's json-file, local, syslog and
-// journald drivers take them (daemon/logger/jsonfilelog, local, syslog, journald): option names are checked at create
-// (and syslog's values, as its ValidateLogOpt does), the rest when the container starts ("failed to
-// initialize logging driver: ..."). Every driver but none also takes dockerd's own options: mode,
-// max-buffer-size, and the local cache's cache-disabled, cache-max-file, cache-max-size and
-// cache-compress (daemon/logger/loggerutils/cache: only cache-disabled's value is checked, and
-// 20.10's cache never reads the other three). At max-size the file
-// becomes <log>.1 (older ones shift up to max-file - 1, compressed with compress) and a new one
-// starts (rotating-log-file.ts). json-file keeps one unlimited file by default; local 5 files of
-// 20 MB, compressed.
+// journald drivers take them (daemon/logger/jsonfilelog, local, syslog, journald): option names
+// are checked at create (and syslog's values, as its ValidateLogOpt does), the rest when the
+// container starts ("failed to initialize logging driver: ..."). Every driver but none also takes
+// dockerd's own options: mode, max-buffer-size, and the local cache's cache-disabled,
+// cache-max-file, cache-max-size and cache-compress (daemon/logger/loggerutils/cache: only
+// cache-disabled's value is checked, and 20.10's cache never reads the other three). At max-size
+// the file becomes <log>.1 (older ones shift up to max-file - 1, compressed with compress) and a
+// new one starts (rotating-log-file.ts). json-file keeps one unlimited file by default; local 5
+// files of 20 MB, compressed.
 import { EngineError, invalidParameter } from '../../errors.js';
 import { parseGoBool } from '../../lib/go-bool.js';
 import { SYSLOG_OPTIONS, SyslogOptionError, validateSyslogOptions } from './syslog-options.js';
