@@ -54,6 +54,10 @@ const testPackages = [
   // the CNCF distribution registry (2.8) the pull, push and login tests run on loopback
   // (test/helpers/registry.ts); its service is never started (see installDebianPackages)
   { command: 'docker-registry', pkg: 'docker-registry' },
+  // systemd-journald and journalctl: the journald log driver's tests run a journald of their own
+  // (test/helpers/test-journal.ts); berth reads a host's journal with journalctl (src/runtime/journal.ts),
+  // which a host that runs journald has
+  { command: 'journalctl', pkg: 'systemd' },
   // the Prometheus project's text-format parser (its Python client), which reads berthd's /metrics
   // in the tests (test/helpers/prometheus-text.ts)
   { pkg: 'python3-prometheus-client' },

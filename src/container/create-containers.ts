@@ -8,6 +8,7 @@ import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { Runc } from '../runtime/runc.js';
 import { logSinks, logWriting, type LogForwarder } from './logs/log-drivers.js';
 import { LogDrain } from './logs/log-drain.js';
+import { LOG_DRIVERS } from './logs/log-options.js';
 import { openLogPipe } from '../runtime/log-pipe.js';
 import { resolveCommand } from '../runtime/tool-path.js';
 import { ContainerArchive } from './archive/container-archive.js';
@@ -109,6 +110,8 @@ export async function createContainers(deps: ContainersDeps) {
     /** a build's step containers */
     stepContainers: stepContainers({ service, paths, events, rootfs, images, limits, dataRoot }),
     inventory: containerInventory(store, viewDeps),
+    /** the log drivers containers can use, for /info */
+    logDrivers: LOG_DRIVERS,
     /** Stops watching runs; the containers keep running under conmon. */
     shutdown: () => service.shutdown(),
   };

@@ -65,7 +65,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const containers = await createContainers({ logConfig: { Type: config.logDriver, Config: config.logOpts }, dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: metrics.hooks });
     undo.push(() => containers.shutdown());
     const builds = createBuilds({ dataRoot, log, events, images: images.build, containers: containers.stepContainers });
-    const system = await createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory, volumes: volumes.inventory }, networkDrivers: networks.drivers });
+    const system = await createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory, volumes: volumes.inventory }, networkDrivers: networks.drivers, logDrivers: containers.logDrivers });
 
     undo.push(
       await metrics.serve({

@@ -1,12 +1,13 @@
 // A connected unix datagram socket (a syslog daemon's /dev/log, a unixgram:// address), which
 // node:dgram cannot open, through socat:
-//   socat -d -d -x -b 65536 -u STDIN UNIX-CONNECT:<path>,type=2
+//   socat -d -d -d -b 65536 -u STDIN UNIX-CONNECT:<path>,type=2
 // socat sends what one read of its stdin gets as one datagram. So that a read gets exactly one
-// message, the relay writes the next only once socat has reported the last one sent: -x prints a
-// `> <time> length=N from=A to=B` line for each transfer (a pipe write of up to 64 KiB lands
-// whole), and -d -d tells when the socket is connected ("starting data transfer loop") or why it
-// could not be ("E connect(...): Connection refused"). When socat can't send (the daemon is gone),
-// it exits, and the relay is closed.
+// message, the relay writes the next only once socat has reported the last one sent: its info
+// level (-d -d -d) logs an `I transferred N bytes from A to B` line for each transfer (a pipe write
+// of up to 64 KiB lands whole), and tells when the socket is connected ("starting data transfer
+// loop") or why it could not be ("E connect(...): Connection refused"). (-x would report each
+// transfer too, but with a hex dump of its bytes, which made a 60 KiB datagram take 140 ms.) When
+// socat can't send (the daemon is gone), it exits, and the relay is closed.
 import { spawn } from 'node:child_process';
 
 export interface DatagramRelay {
@@ -22,13 +23,16 @@ export interface DatagramRelay {
   readonly closed: Promise<string | undefined>;
 }
 
-const TRANSFER = /^> \S+ \S+\s+length=(\d+) from=\d+ to=\d+$/;
+/** the largest datagram the relay carries: socat's read size, and a pipe's capacity (a write of up to that lands whole) */
+export const MAX_DATAGRAM_BYTES = 65536;
+
+const TRANSFER = / I transferred (\d+) bytes from \d+ to \d+$/;
 const CONNECTED = / N starting data transfer loop/;
 const FAILED = / E (\w+)\(.*\): (.+)$/;
 
 /** Connects to the socket at `path`; rejects with Go's "dial unixgram <path>: connect: <reason>" when it can't. */
 export function openDatagramRelay(path: string, opts: { socatPath?: string } = {}): Promise<DatagramRelay> {
-  const child = spawn(opts.socatPath ?? 'socat', ['-d', '-d', '-x', '-b', '65536', '-u', 'STDIN', `UNIX-CONNECT:${path},type=2`], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(opts.socatPath ?? 'socat', ['-d', '-d', '-d', '-b', String(MAX_DATAGRAM_BYTES), '-u', 'STDIN', `UNIX-CONNECT:${path},type=2`], { stdio: ['pipe', 'ignore', 'pipe'] });
   const queue: Array<{ bytes: Buffer; resolve: () => void; reject: (err: Error) => void }> = [];
   let queued = 0;
   let writing = false;

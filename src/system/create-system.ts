@@ -5,7 +5,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { loadEngineId } from './engine-id.js';
 import { SystemService, type ContainerInventory, type ImageInventory, type VolumeInventory } from './system-service.js';
 
-export async function createSystem(deps: { config: DaemonConfig; events: EventBus; inventories: { images: ImageInventory; containers: ContainerInventory; volumes: VolumeInventory }; networkDrivers: readonly string[] }) {
+export async function createSystem(deps: { config: DaemonConfig; events: EventBus; inventories: { images: ImageInventory; containers: ContainerInventory; volumes: VolumeInventory }; networkDrivers: readonly string[]; logDrivers: readonly string[] }) {
   const { config } = deps;
   const plainTcpHosts = config.tls === false ? listenAddresses(config).filter((h) => h.startsWith('tcp://')) : [];
   const service = new SystemService({
@@ -15,6 +15,8 @@ export async function createSystem(deps: { config: DaemonConfig; events: EventBu
     settings: { debug: config.debug, labels: config.labels },
     inventories: deps.inventories,
     networkDrivers: deps.networkDrivers,
+    logDrivers: deps.logDrivers,
+    loggingDriver: config.logDriver || 'json-file',
     startupWarnings: plainTcpHosts.map((h) => `WARNING: API is accessible on ${h.replace('tcp://', 'http://')} without encryption.`),
   });
   return {

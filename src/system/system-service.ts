@@ -78,6 +78,7 @@ export interface InfoFacts {
   systemTime: string;
   loggingDriver: string;
   networkDrivers: readonly string[];
+  logDrivers: readonly string[];
   volumeDrivers: readonly string[];
   eventListeners: number;
   dataRoot: string;
@@ -98,6 +99,10 @@ export interface SystemServiceOptions {
   inventories: { images: ImageInventory; containers: ContainerInventory; volumes: VolumeInventory };
   /** the network drivers /info lists among its plugins */
   networkDrivers: readonly string[];
+  /** the log drivers /info lists among its plugins */
+  logDrivers: readonly string[];
+  /** the log driver of containers that name none (log-driver) */
+  loggingDriver: string;
   /** Warnings about how the daemon was started, such as plain TCP. */
   startupWarnings: string[];
   env?: NodeJS.ProcessEnv;
@@ -157,8 +162,9 @@ export class SystemService {
       debug: settings.debug,
       openFiles: openFileDescriptors(),
       systemTime: formatRfc3339Nano(nowNanos()),
-      loggingDriver: 'json-file',
+      loggingDriver: this.opts.loggingDriver,
       networkDrivers: this.opts.networkDrivers,
+      logDrivers: this.opts.logDrivers,
       volumeDrivers: this.opts.inventories.volumes.drivers(),
       eventListeners: this.opts.events.subscriberCount,
       dataRoot: this.opts.dataRoot,

@@ -33,6 +33,11 @@ export interface StartOptions {
    */
   netns?: string | 'own';
   /**
+   * A mount namespace berthd runs in too (`/proc/<pid>/ns/mnt` of a process holding it, such as
+   * test/helpers/test-journal.ts's), through the same nsenter; the test's own by default.
+   */
+  mountns?: string;
+  /**
    * Listening sockets of the test process (their fds) passed to berthd from fd 3 on, with
    * LISTEN_FDS and LISTEN_PID set as systemd's socket activation sets them.
    */
@@ -78,7 +83,7 @@ export class Berthd {
   private output = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  private constructor(dir: string, dataRoot: string, socket: string, args: string[], env: NodeJS.ProcessEnv | undefined, netns: string | undefined, activatedFds: number[]) {
+  private constructor(dir: string, dataRoot: string, socket: string, args: string[], env: NodeJS.ProcessEnv | undefined, netns: string | undefined, mountns: string | undefined, activatedFds: number[]) {
     this.dir = dir;
     this.socket = socket;
     this.dataRoot = dataRoot;
@@ -88,7 +93,8 @@ export class Berthd {
     // nsenter execs berthd in the namespace: the same process, so signals reach berthd
     // socket activation: the shell learns its pid and execs berthd (bin/berthd execs node), which keeps it
     const command = activatedFds.length === 0 ? [BERTHD, ...args] : ['sh', '-c', 'export LISTEN_PID=$$; exec "$0" "$@"', BERTHD, ...args];
-    const [file, ...fileArgs] = netns === undefined ? command : ['nsenter', `--net=${netns}`, '--', ...command];
+    const namespaces = [...(netns === undefined ? [] : [`--net=${netns}`]), ...(mountns === undefined ? [] : [`--mount=${mountns}`])];
+    const [file, ...fileArgs] = namespaces.length === 0 ? command : ['nsenter', ...namespaces, '--', ...command];
     const activation = activatedFds.length === 0 ? {} : { LISTEN_FDS: String(activatedFds.length) };
     this.proc = spawn(file, fileArgs, { stdio: ['ignore', 'pipe', 'pipe', ...activatedFds], env: { ...process.env, ...env, ...activation } });
     live.add(this.proc);
@@ -118,7 +124,7 @@ export class Berthd {
       ...(opts.args ?? []),
     ];
     const netns = opts.netns === 'own' ? createTestNetns(`berthd-${path.basename(dir)}`) : opts.netns;
-    return new Berthd(dir, dataRoot, socket, args, opts.env, netns, opts.activatedFds ?? []);
+    return new Berthd(dir, dataRoot, socket, args, opts.env, netns, opts.mountns, opts.activatedFds ?? []);
   }
 
   /** Starts berthd and waits until it answers /_ping on its socket. */

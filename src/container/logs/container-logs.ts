@@ -1,10 +1,10 @@
 // GET /containers/{id}/logs as the container area serves it: the streams asked for and the
 // container are checked first (400, 404, and 501 for the `none` log driver, as dockerd), then the
 // driver, as dockerd's getLogger starts it for a container that is not running (a syslog server
-// that can't be reached is a 500), and whether it can be read (501 for syslog without its cache),
-// then the times (400); the session then reads the log: to its end for a stopped container,
-// following a running one until its run ends. With timestamps, each record goes with its time
-// (UTC, nine digits) and a space.
+// that can't be reached, or no journal on this host, is a 500), and whether it can be read (501
+// for syslog without its cache), then the times (400); the session then reads the log (the file,
+// or the journal for journald): to its end for a stopped container, following a running one until
+// its run ends. With timestamps, each record goes with its time (UTC, nine digits) and a space.
 import { invalidParameter, notImplemented } from '../../errors.js';
 import type { FrameSink, StreamSession } from '../../lib/stream-session.js';
 import { parseTimestampNanos } from '../../lib/timestamp.js';
@@ -13,6 +13,7 @@ import type { ContainerService } from '../container-service.js';
 import { hasProcess } from '../container-state.js';
 import type { Logger } from 'pino';
 import { readContainerLog, type LogEntry } from './container-log.js';
+import { readJournal } from './journald-reader.js';
 import { checkLogReadable } from './log-drivers.js';
 
 /** the most a frame of gathered records holds */
@@ -43,7 +44,7 @@ export async function containerLogs(deps: { service: ContainerService; paths: Co
   if (record.hostConfig.LogConfig?.Type === 'none') throw cannotRead();
   if (!hasProcess(record.state.status)) await checkLogReadable(record, deps.log);
   const log = deps.paths.log(record);
-  if (!log.readable) throw cannotRead();
+  if (log.reads === 'nothing') throw cannotRead();
   const sinceNs = parseTimestampNanos('since', req.since ?? null);
   const untilNs = parseTimestampNanos('until', req.until ?? null);
   const id = record.id;
@@ -61,17 +62,8 @@ export async function containerLogs(deps: { service: ContainerService; paths: Co
         pending = undefined;
         if (sending !== undefined) await out.write(sending.stream, Buffer.concat(sending.parts, sending.sizeBytes));
       };
-      const entries = readContainerLog(log.file, log.codec, {
-        stdout: req.stdout,
-        stderr: req.stderr,
-        sinceNs,
-        untilNs,
-        tail: req.tail,
-        follow,
-        ended,
-        signal,
-        onCaughtUp: flush,
-      });
+      const read = { stdout: req.stdout, stderr: req.stderr, sinceNs, untilNs, tail: req.tail, follow, ended, signal, onCaughtUp: flush };
+      const entries = log.reads === 'journal' ? readJournal(id, read) : readContainerLog(log.file, log.codec, read);
       for await (const entry of entries) {
         const data = req.timestamps ? Buffer.concat([Buffer.from(`${entry.time} `), entry.data]) : entry.data;
         if (pending !== undefined && (pending.stream !== entry.stream || pending.sizeBytes + data.length > FRAME_BYTES)) await flush();

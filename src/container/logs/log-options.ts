@@ -1,13 +1,13 @@
-// The log drivers berth has and their options, as dockerd 20.10's json-file, local and syslog
-// drivers take them (daemon/logger/jsonfilelog, local, syslog): option names are checked at create
-// (and syslog's values, as its ValidateLogOpt does), the rest when the container starts ("failed to
-// initialize logging driver: ..."). Every driver but none also takes dockerd's own options: mode,
-// max-buffer-size, and the local cache's cache-disabled, cache-max-file, cache-max-size and
-// cache-compress (daemon/logger/loggerutils/cache: only cache-disabled's value is checked, and
-// 20.10's cache never reads the other three). At max-size the file
-// becomes <log>.1 (older ones shift up to max-file - 1, compressed with compress) and a new one
-// starts (rotating-log-file.ts). json-file keeps one unlimited file by default; local 5 files of
-// 20 MB, compressed.
+// The log drivers berth has and their options, as dockerd 20.10's json-file, local, syslog and
+// journald drivers take them (daemon/logger/jsonfilelog, local, syslog, journald): option names
+// are checked at create (and syslog's values, as its ValidateLogOpt does), the rest when the
+// container starts ("failed to initialize logging driver: ..."). Every driver but none also takes
+// dockerd's own options: mode, max-buffer-size, and the local cache's cache-disabled,
+// cache-max-file, cache-max-size and cache-compress (daemon/logger/loggerutils/cache: only
+// cache-disabled's value is checked, and 20.10's cache never reads the other three). At max-size
+// the file becomes <log>.1 (older ones shift up to max-file - 1, compressed with compress) and a
+// new one starts (rotating-log-file.ts). json-file keeps one unlimited file by default; local 5
+// files of 20 MB, compressed.
 import { EngineError, invalidParameter } from '../../errors.js';
 import { parseGoBool } from '../../lib/go-bool.js';
 import { SYSLOG_OPTIONS, SyslogOptionError, validateSyslogOptions } from './syslog-options.js';
@@ -21,8 +21,12 @@ export const LOG_DRIVER_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   'json-file': [...COMMON_OPTIONS, 'max-file', 'max-size', 'compress', 'labels', 'labels-regex', 'env', 'env-regex', 'tag'],
   local: [...COMMON_OPTIONS, 'max-file', 'max-size', 'compress'],
   syslog: [...COMMON_OPTIONS, ...SYSLOG_OPTIONS],
+  journald: [...COMMON_OPTIONS, 'labels', 'labels-regex', 'env', 'env-regex', 'tag'],
   none: [],
 };
+
+/** The drivers /info lists among its plugins, as dockerd lists the ones it has registered (none is not one of them). */
+export const LOG_DRIVERS: readonly string[] = Object.keys(LOG_DRIVER_OPTIONS).filter((d) => d !== 'none').sort();
 
 /** The drivers `docker logs` can't read, and whose output goes to a local cache that it reads instead. */
 export const CACHED_DRIVERS: readonly string[] = ['syslog'];
@@ -45,7 +49,7 @@ export function validateDriverOptions(driver: string, opts: Readonly<Record<stri
   for (const key of Object.keys(opts)) {
     if (accepted.includes(key)) continue;
     if (driver === 'json-file') throw invalidParameter(`unknown log opt '${key}' for json-file log driver`);
-    if (driver === 'syslog') throw invalidParameter(`unknown log opt '${key}' for syslog log driver`);
+    if (driver === 'syslog' || driver === 'journald') throw invalidParameter(`unknown log opt '${key}' for ${driver} log driver`);
     throw invalidParameter(`unknown log opt '${key}' for log driver ${driver}`);
   }
   if (driver !== 'syslog') return;

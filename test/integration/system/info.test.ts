@@ -8,7 +8,7 @@ import { Berthd } from '../../helpers/berthd.js';
 
 let d: Berthd;
 before(async () => {
-  d = await Berthd.start({ args: ['--label', 'rack=r1', '--label', 'zone=a'], env: { HTTP_PROXY: 'http://user:secret@proxy.invalid:3128' } });
+  d = await Berthd.start({ args: ['--label', 'rack=r1', '--label', 'zone=a', '--log-driver', 'journald'], env: { HTTP_PROXY: 'http://user:secret@proxy.invalid:3128' } });
 });
 after(() => d.stop());
 
@@ -43,13 +43,15 @@ for (const prefix of VERSION_PREFIXES) {
       const i = await info(prefix);
       assert.equal(i.Driver, 'overlay2');
       assert.equal(i.DockerRootDir, d.dataRoot);
-      assert.equal(i.LoggingDriver, 'json-file');
+      // the daemon's default driver, journald here (no journal is needed until a container starts, as dockerd)
+      assert.equal(i.LoggingDriver, 'journald');
       assert.equal(i.DefaultRuntime, 'runc');
       assert.deepEqual(Object.keys(i.Runtimes as object), ['runc']);
       // what is true of berth: containers outlive the daemon, catatonit is the init, only what works is listed
+      // (the log drivers as dockerd lists the ones it has: sorted, none left out)
       assert.equal(i.LiveRestoreEnabled, true);
       assert.equal(i.InitBinary, 'catatonit');
-      assert.deepEqual(i.Plugins, { Volume: ['local'], Network: ['bridge', 'host', 'ipvlan', 'macvlan', 'null'], Authorization: null, Log: ['json-file'] });
+      assert.deepEqual(i.Plugins, { Volume: ['local'], Network: ['bridge', 'host', 'ipvlan', 'macvlan', 'null'], Authorization: null, Log: ['journald', 'json-file', 'local', 'syslog'] });
       assert.deepEqual(i.Labels, ['rack=r1', 'zone=a']);
       assert.equal(i.Debug, false);
       assert.equal(i.Containers, 0);

@@ -51,7 +51,7 @@ export function toSystemInfo(f: InfoFacts): SystemInfo {
     Images: f.images,
     Driver: 'overlay2',
     DriverStatus: [['Backing Filesystem', f.backingFilesystem]],
-    Plugins: { Volume: [...f.volumeDrivers], Network: [...f.networkDrivers], Authorization: null, Log: [f.loggingDriver] },
+    Plugins: { Volume: [...f.volumeDrivers], Network: [...f.networkDrivers], Authorization: null, Log: [...f.logDrivers] },
     MemoryLimit: c.memoryLimit,
     SwapLimit: c.swapLimit,
     KernelMemory: c.kernelMemory,
