@@ -214,9 +214,9 @@ export class ContainerRunner {
    * filesystem. A start the daemon's end cut short leaves them (its conmon and runc's container
    * may even have gone on without it), as does a copy's or a build step's mount of a stopped one.
    */
-  hasRunLeftovers(id: string): boolean {
+  async hasRunLeftovers(id: string): Promise<boolean> {
     const { paths, rootfs } = this.opts;
-    return existsSync(paths.bundle(id)) || existsSync(path.join(paths.runcRoot, id)) || (rootfs.get(id) !== undefined && rootfs.isMounted(id));
+    return existsSync(paths.bundle(id)) || existsSync(path.join(paths.runcRoot, id)) || (rootfs.get(id) !== undefined && (await rootfs.isMounted(id)));
   }
 
   /**
@@ -260,7 +260,7 @@ export class ContainerRunner {
       this.opts.networks.detach(id),
       this.opts.volumes.unmountFor(id),
       (async () => {
-        if (isMountPoint(shm)) await unmountShm(shm);
+        if ((await isMountPoint(shm))) await unmountShm(shm);
         // a removal the daemon's end cut short may have taken the root filesystem already
         if (this.opts.rootfs.get(id) !== undefined) await this.opts.rootfs.unmount(id);
       })(),

@@ -431,7 +431,7 @@ export class ContainerService {
       }
     }
     // no run, but what one makes: a start or a mount the daemon's end cut short (moby's restore deletes such a task too)
-    if (this.opts.runner.hasRunLeftovers(record.id)) {
+    if (await this.opts.runner.hasRunLeftovers(record.id)) {
       this.opts.log.info({ id: record.id }, 'clearing what an interrupted start left');
       await this.opts.runner.clear(record.id, { killFirst: true }).catch((err: unknown) => this.opts.log.warn({ err, id: record.id }, 'clearing what an interrupted start left'));
     }

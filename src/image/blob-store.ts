@@ -1,8 +1,7 @@
 // Blobs by sha256 digest: image configs and layer tars. Written to staging and renamed into place;
 // verified against their digest whenever they are read back whole.
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -74,7 +73,7 @@ export class BlobStore {
   /** Takes a staged file whose digest its writer computed and checked (a download) into the store. */
   async adoptHashed(file: string, digest: Digest): Promise<void> {
     await fsyncPath(file);
-    await rename(file, this.path(digest));
+    renameSync(file, this.path(digest));
   }
 
   /** Checks the digest of a file fully written and hashed, makes it durable, and renames it into place. */
@@ -84,7 +83,8 @@ export class BlobStore {
       throw invalidParameter(`content digest ${digest} does not match the expected ${expected}`);
     }
     await fsyncPath(file);
-    await rename(file, this.path(digest));
+    // synchronous, as every rename into the store (see atomic-file.ts): the caller leases the blob before garbage collection can see it
+    renameSync(file, this.path(digest));
     return digest;
   }
 

@@ -1,7 +1,7 @@
 // Overlay mounts through mount(8) and umount(8) (Node has no mount API), and the mount table as
 // /proc/self/mountinfo shows it. mount(2) copies its option string into one page, NUL included:
 // options longer than a page less one byte cannot be given (dockerd's overlay2 Get checks the same).
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { EngineError } from '../errors.js';
 import { pageSizeBytes } from '../lib/page-size.js';
 import { CommandError, runCommand } from '../runtime/child-process.js';
@@ -68,15 +68,19 @@ export async function unmountPath(target: string): Promise<'unmounted' | 'detach
 }
 
 /** How many mounts sit on `target` (an absolute path, symbolic links resolved) in this mount namespace. */
-export function mountCount(target: string): number {
+export async function mountCount(target: string): Promise<number> {
   const wanted = toBytePath(target);
-  return mountPoints().filter((point) => point === wanted).length;
+  return (await mountPoints()).filter((point) => point === wanted).length;
 }
 
-/** The mount points of /proc/self/mountinfo as byte paths, octal escapes (\040 for a space...) undone. */
-export function mountPoints(): BytePath[] {
+/**
+ * The mount points of /proc/self/mountinfo as byte paths, octal escapes (\040 for a space...)
+ * undone. Read in the thread pool: with many containers the table is long, and the kernel makes
+ * it under the lock that mounts and unmounts take, so a read can wait milliseconds.
+ */
+export async function mountPoints(): Promise<BytePath[]> {
   const points: BytePath[] = [];
-  for (const line of readFileSync('/proc/self/mountinfo', 'latin1').split('\n')) {
+  for (const line of (await readFile('/proc/self/mountinfo', 'latin1')).split('\n')) {
     // mount ID, parent ID, major:minor, root, mount point, ...
     const point = line.split(' ')[4];
     if (point !== undefined) points.push(point.replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8))));

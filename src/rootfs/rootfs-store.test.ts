@@ -46,13 +46,13 @@ const MTIME = new Date('2021-03-04T05:06:07Z');
 /** cap_net_raw+p, a VFS_CAP_REVISION_2 value: binary, with NUL bytes */
 const CAP_NET_RAW = Buffer.from('0100000200200000000000000000000000000000', 'hex');
 
-after(() => {
+after(async () => {
   const mine = (point: string) => point === toBytePath(scratch) || point.startsWith(`${toBytePath(scratch)}/`);
-  for (const point of mountPoints().filter(mine).sort((a, b) => b.length - a.length)) {
+  for (const point of (await mountPoints()).filter(mine).sort((a, b) => b.length - a.length)) {
     execFileSync('umount', ['-l', displayPath(point)]);
   }
   rmSync(scratch, { recursive: true, force: true });
-  assert.deepEqual(mountPoints().filter(mine), [], 'a mount was left behind');
+  assert.deepEqual((await mountPoints()).filter(mine), [], 'a mount was left behind');
   assert.ok(!readFileSync('/proc/mounts', 'utf8').includes(scratch.replaceAll(' ', '\\040')));
 });
 
@@ -295,7 +295,7 @@ describe('RootfsStore', () => {
     const record = await store.create('c1', image, layersOf(image));
     const initDir = path.join(scratch, 'rootfs', 'c1', 'init');
     assert.deepEqual(record, { id: 'c1', topLayer: image, lowerDirs: [initDir, ...(chains.get(image) ?? [])] });
-    assert.equal(store.isMounted('c1'), false);
+    assert.equal(await store.isMounted('c1'), false);
     const check = 'c1-check';
     try {
       // two at once, and one more: the same path, and one mount
@@ -303,8 +303,8 @@ describe('RootfsStore', () => {
       assert.equal(merged, path.join(scratch, 'rootfs', 'c1', 'merged'));
       assert.equal(concurrent, merged);
       assert.equal(await store.mount('c1'), merged);
-      assert.equal(store.isMounted('c1'), true);
-      assert.equal(mountPoints().filter((p) => p === toBytePath(merged)).length, 1);
+      assert.equal(await store.isMounted('c1'), true);
+      assert.equal((await mountPoints()).filter((p) => p === toBytePath(merged)).length, 1);
       // short enough for the layers' own paths (mountinfo writes a space as \040)
       const escape = (p: string) => p.replaceAll(' ', '\\040');
       const line = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((l) => l.split(' ')[4] === escape(merged));
@@ -414,8 +414,8 @@ describe('RootfsStore', () => {
       rmSync(path.join(merged, 'bin/busybox'));
       const before = await store.changes('c2');
       assert.equal(await store.unmount('c2'), 'unmounted');
-      assert.equal(store.isMounted('c2'), false);
-      assert.equal(mountPoints().includes(toBytePath(merged)), false);
+      assert.equal(await store.isMounted('c2'), false);
+      assert.equal((await mountPoints()).includes(toBytePath(merged)), false);
       assert.deepEqual(readdirSync(merged), []);
       assert.equal(await store.unmount('c2'), 'not-mounted');
 
@@ -424,7 +424,7 @@ describe('RootfsStore', () => {
       // a new store on the same root (berthd restarted) finds the record, and the mount
       const restarted = new RootfsStore({ root: path.join(scratch, 'rootfs'), staging });
       assert.deepEqual(restarted.get('c2'), store.get('c2'));
-      assert.equal(restarted.isMounted('c2'), true);
+      assert.equal(await restarted.isMounted('c2'), true);
       assert.equal(await restarted.mount('c2'), merged);
       assert.equal(existsSync(path.join(merged, 'bin/busybox')), false);
       assert.equal(existsSync(path.join(merged, '.dockerenv')), true);
@@ -448,7 +448,7 @@ describe('RootfsStore', () => {
       const merged = await store.mount('c3');
       fd = openSync(path.join(merged, 'etc/passwd'), 'r');
       assert.equal(await store.unmount('c3'), 'detached');
-      assert.equal(store.isMounted('c3'), false);
+      assert.equal(await store.isMounted('c3'), false);
     } finally {
       if (fd !== undefined) closeSync(fd);
       await store.remove('c3');
@@ -461,23 +461,23 @@ describe('RootfsStore', () => {
     try {
       const first = await store.lease('cl');
       const second = await store.lease('cl');
-      assert.equal(store.isMounted('cl'), true);
+      assert.equal(await store.isMounted('cl'), true);
       await first.release();
       await first.release();
-      assert.equal(store.isMounted('cl'), true);
+      assert.equal(await store.isMounted('cl'), true);
       await second.release();
-      assert.equal(store.isMounted('cl'), false);
+      assert.equal(await store.isMounted('cl'), false);
       // a run starts under a lease: the lease's release leaves the run's mount
       const held = await store.lease('cl');
       await store.mount('cl');
       await held.release();
-      assert.equal(store.isMounted('cl'), true);
+      assert.equal(await store.isMounted('cl'), true);
       // the run ends under a lease: the unmount is deferred to the release
       const late = await store.lease('cl');
       assert.equal(await store.unmount('cl'), 'deferred');
-      assert.equal(store.isMounted('cl'), true);
+      assert.equal(await store.isMounted('cl'), true);
       await late.release();
-      assert.equal(store.isMounted('cl'), false);
+      assert.equal(await store.isMounted('cl'), false);
     } finally {
       await store.remove('cl');
     }
@@ -498,12 +498,12 @@ describe('RootfsStore', () => {
       assert.equal(existsSync(path.join(view.mergedDir, 'mine')), false);
       assert.throws(() => writeFileSync(path.join(view.mergedDir, 'nope'), 'x'), { code: 'EROFS' });
       await view.release();
-      assert.equal(mountPoints().includes(toBytePath(target)), false);
+      assert.equal((await mountPoints()).includes(toBytePath(target)), false);
       await store.lowerView('cv');
     } finally {
       await store.remove('cv');
     }
-    assert.equal(mountPoints().includes(toBytePath(target)), false);
+    assert.equal((await mountPoints()).includes(toBytePath(target)), false);
   });
 
   it('removes everything: the mount, the directories, the record and the links no one uses', async () => {
@@ -520,7 +520,7 @@ describe('RootfsStore', () => {
     assert.equal(existsSync(dir), false);
     assert.equal(store.get('c4'), undefined);
     assert.ok(!store.list().some((r) => r.id === 'c4'));
-    assert.equal(mountPoints().includes(toBytePath(path.join(dir, 'merged'))), false);
+    assert.equal((await mountPoints()).includes(toBytePath(path.join(dir, 'merged'))), false);
     assert.deepEqual(readdirSync(staging.root), []);
     await assertEngineError(store.mount('c4'), 'notFound', 'no such root filesystem: c4');
     await assertEngineError(store.remove('c4'), 'notFound', 'c4');

@@ -154,7 +154,7 @@ export class RootfsStore {
   lease(id: string): Promise<RootfsLease> {
     return this.exclusive(id, async () => {
       const record = this.record(id);
-      const wasMounted = mountCount(this.mergedDir(id)) > 0;
+      const wasMounted = (await mountCount(this.mergedDir(id))) > 0;
       const mergedDir = await this.mountNow(record);
       const lease = this.leases.get(id) ?? { count: 0, unmountOnRelease: !wasMounted };
       lease.count++;
@@ -185,7 +185,7 @@ export class RootfsStore {
       if (record.lowerDirs.length === 1) return { mergedDir: record.lowerDirs[0], release: () => Promise.resolve() };
       const target = path.join(this.dir(id), LOWER_VIEW_DIR);
       mkdirSync(target, { recursive: true, mode: 0o700 });
-      if (mountCount(target) === 0) {
+      if ((await mountCount(target)) === 0) {
         const { options, cwd, links } = this.mountArguments(record, 'lower');
         for (const [link, dir] of links) this.ensureLink(link, dir);
         await mountOverlay(`ro,${options}`, target, cwd);
@@ -194,9 +194,9 @@ export class RootfsStore {
     });
   }
 
-  isMounted(id: string): boolean {
+  async isMounted(id: string): Promise<boolean> {
     this.record(id);
-    return mountCount(this.mergedDir(id)) > 0;
+    return (await mountCount(this.mergedDir(id))) > 0;
   }
 
   /** Unmounts the root filesystem if it is mounted (a busy mount is detached: see UnmountResult). */
@@ -264,7 +264,7 @@ export class RootfsStore {
 
   private async mountNow(record: RootfsRecord): Promise<string> {
     const merged = this.mergedDir(record.id);
-    if (mountCount(merged) > 0) return merged;
+    if ((await mountCount(merged)) > 0) return merged;
     const { options, target, cwd, links } = this.mountArguments(record);
     for (const [link, dir] of links) this.ensureLink(link, dir);
     await mountOverlay(options, target, cwd);
@@ -273,19 +273,19 @@ export class RootfsStore {
 
   private async unmountNow(id: string): Promise<UnmountResult> {
     const merged = this.mergedDir(id);
-    if (mountCount(merged) === 0) return 'not-mounted';
+    if ((await mountCount(merged)) === 0) return 'not-mounted';
     let result: UnmountResult = 'unmounted';
     // more than one mount may sit there (a mount made by hand over berth's): all go
-    for (let left = mountCount(merged); left > 0; left = mountCount(merged)) {
+    for (let left = (await mountCount(merged)); left > 0; left = (await mountCount(merged))) {
       if ((await unmountPath(merged)) === 'detached') result = 'detached';
-      if (mountCount(merged) >= left) throw new EngineError('system', `cannot unmount ${merged}: it is still mounted`);
+      if ((await mountCount(merged)) >= left) throw new EngineError('system', `cannot unmount ${merged}: it is still mounted`);
     }
     return result;
   }
 
   private async unmountLowerView(id: string): Promise<void> {
     const target = path.join(this.dir(id), LOWER_VIEW_DIR);
-    while (mountCount(target) > 0) await unmountPath(target);
+    while ((await mountCount(target)) > 0) await unmountPath(target);
   }
 
   /**

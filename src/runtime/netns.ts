@@ -20,7 +20,7 @@ const NETNS_TIMEOUT_MS = 10_000;
  */
 export async function prepareNetnsDir(dir: string): Promise<{ release(): Promise<void> }> {
   await mkdir(dir, { recursive: true, mode: 0o755 });
-  const bound = !isMountPoint(await realpath(dir));
+  const bound = !(await isMountPoint(await realpath(dir)));
   await runCommand('mount', bound ? ['--bind', '--make-shared', dir, dir] : ['--make-shared', dir], { timeoutMs: NETNS_TIMEOUT_MS });
   return {
     /**
@@ -29,7 +29,7 @@ export async function prepareNetnsDir(dir: string): Promise<{ release(): Promise
      * start is one an earlier berthd made and could not undo (it was killed), undone now too.
      */
     async release() {
-      if (isMountPoint(await realpath(dir)) && (await listNetns(dir)).length === 0) await runCommand('umount', [dir], { timeoutMs: NETNS_TIMEOUT_MS });
+      if ((await isMountPoint(await realpath(dir))) && (await listNetns(dir)).length === 0) await runCommand('umount', [dir], { timeoutMs: NETNS_TIMEOUT_MS });
     },
   };
 }

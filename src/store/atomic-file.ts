@@ -1,11 +1,14 @@
 // Crash-safe small files: write a temporary file beside the target, fsync it, rename it over the
 // target, then fsync the directory so the rename itself survives a crash. A symlink at the target
-// is refused. The steps run in libuv's thread pool: an fsync takes from a fraction of a millisecond
-// to tens of them on a busy disk, and berthd's event loop must not wait for it. Writes to one file
-// land in the order they were asked for.
+// is refused. The writes and fsyncs run in libuv's thread pool: an fsync takes from a fraction of
+// a millisecond to tens of them on a busy disk, and berthd's event loop must not wait for it. The
+// rename, a metadata change of microseconds, is synchronous: the new content appears at a point
+// of berthd's own order of events, never while another piece of code looks (the image store's
+// garbage collection deletes a blob that appears in the store before its writer leased it).
+// Writes to one file land in the order they were asked for.
 import { randomBytes } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
-import { lstat, open, rename, rm } from 'node:fs/promises';
+import { readdirSync, renameSync, rmSync } from 'node:fs';
+import { lstat, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 /** the last write asked for each file, which the next one waits for */
@@ -61,7 +64,7 @@ async function writeNow(file: string, data: Uint8Array, mode: number): Promise<v
     } finally {
       await handle.close();
     }
-    await rename(tmp, file);
+    renameSync(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;

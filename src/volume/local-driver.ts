@@ -75,7 +75,7 @@ export class LocalDriver implements VolumeDriver {
     const options = this.mountOptions.get(name);
     if (!options) return data;
     const users = this.users.get(name) ?? new Set<string>();
-    if (users.size === 0 && !isMountPoint(data)) await mountDevice(options, data);
+    if (users.size === 0 && !(await isMountPoint(data))) await mountDevice(options, data);
     users.add(mountId);
     this.users.set(name, users);
     return data;
@@ -143,7 +143,7 @@ async function mountDevice(options: LocalMountOptions, target: string): Promise<
 
 /** Detaches what is mounted on a volume's _data (lazily: a process may still hold it); nothing when nothing is. */
 async function unmountData(data: string): Promise<void> {
-  if (isMountPoint(data)) await runCommand('umount', ['-l', data]);
+  if ((await isMountPoint(data))) await runCommand('umount', ['-l', data]);
 }
 
 function outsideRoot(p: string): EngineError {
