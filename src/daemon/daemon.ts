@@ -40,7 +40,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   const activatedFds = takeActivatedFds();
   try {
     // forked while berthd is small; after takeActivatedFds, so that it inherits none of them
-    undo.push(await createCommandRunner({ log }));
+    undo.push(createCommandRunner({ log }));
     const lock = await lockDataRoot(config.dataRoot);
     undo.push(() => lock.release());
     // traversable but not listable: the default socket lives inside it, for its group to reach

@@ -43,7 +43,7 @@ for (const where of ['here', 'through the command runner'] as const) {
     let runner: CommandRunner | undefined;
     before(async () => {
       if (where === 'here') return;
-      runner = await CommandRunner.start();
+      runner = CommandRunner.start();
       useCommandExecutor(runner.execute);
     });
     after(() => {
@@ -130,7 +130,7 @@ for (const where of ['here', 'through the command runner'] as const) {
 
 describe('the command runner', () => {
   it('runs commands as its own children, not this process\'s', async () => {
-    const runner = await CommandRunner.start();
+    const runner = CommandRunner.start();
     try {
       useCommandExecutor(runner.execute);
       const parent = Number((await runCommand('sh', ['-c', 'echo $PPID'])).stdout.toString());
@@ -143,7 +143,7 @@ describe('the command runner', () => {
 
   it('ends what it was running as not started when it goes, and the next command forks another', async () => {
     const lost: string[] = [];
-    const runner = await CommandRunner.start((why) => lost.push(why));
+    const runner = CommandRunner.start((why) => lost.push(why));
     try {
       useCommandExecutor(runner.execute);
       const first = runner.pid;
@@ -161,7 +161,7 @@ describe('the command runner', () => {
   });
 
   it('goes at once when berthd lets go, as berthd would: a command meant to die with its parent dies', async () => {
-    const runner = await CommandRunner.start();
+    const runner = CommandRunner.start();
     const pid = runner.pid!;
     const dir = mkdtempSync(path.join(os.tmpdir(), 'berth-command-runner-'));
     const pidFile = path.join(dir, 'pid');

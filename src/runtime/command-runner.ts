@@ -30,10 +30,10 @@ export class CommandRunner {
   private readonly pending = new Map<number, (outcome: CommandOutcome) => void>();
   private closed = false;
 
-  /** Forks the runner (its IPC channel holds what is sent until it listens). */
-  static async start(onExit?: (why: string) => void): Promise<CommandRunner> {
+  /** Forks the runner; what is sent waits in its IPC channel until it listens. */
+  static start(onExit?: (why: string) => void): CommandRunner {
     const runner = new CommandRunner(onExit);
-    await runner.spawned();
+    runner.spawned();
     return runner;
   }
 

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { useCommandExecutor } from './child-process.js';
 import { CommandRunner } from './command-runner.js';
 
-export async function createCommandRunner({ log }: { log: Logger }): Promise<() => void> {
-  const runner = await CommandRunner.start((why) => log.warn({ why }, 'command runner lost; the next command starts another'));
+export function createCommandRunner({ log }: { log: Logger }): () => void {
+  const runner = CommandRunner.start((why) => log.warn({ why }, 'command runner lost; the next command starts another'));
   useCommandExecutor(runner.execute);
   return () => {
     useCommandExecutor(undefined);
