@@ -10,8 +10,8 @@
 // in the pipe, then block, as a container's do under a stopped dockerd), and output still in the
 // pipe when conmon exits is kept for berthd to read. Once the run has ended, berthd kills the
 // keeper and reads on to the end of the pipe.
-import { constants as fsConstants, openSync } from 'node:fs';
-import { readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { closeSync, constants as fsConstants, openSync } from 'node:fs';
+import { readdir, readFile, readlink, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { runCommand } from './child-process.js';
@@ -26,21 +26,23 @@ function keeperPidFile(bundleDir: string): string {
 
 /**
  * Makes the run's fifo and its keeper; conmon may open the fifo from then on. One command does
- * both: a shell makes the fifo, opens it read-write (so the open neither blocks nor needs a
- * reader) and leaves the keeper behind with it on its stdin, in a session of its own (setsid, so
- * that a signal to berthd's group spares it); it says the keeper's pid once the keeper holds the
- * fifo, which is what releaseLogPipe checks before it kills.
+ * it all: a shell makes the fifo, opens it read-write (so the open neither blocks nor needs a
+ * reader), leaves the keeper behind with it on its stdin, in a session of its own (setsid, so that
+ * a signal to berthd's group spares it), and writes the keeper's pid file once the keeper holds
+ * the fifo (what releaseLogPipe checks before it kills). The shell writes the file itself, so that
+ * a berthd killed meanwhile leaves no keeper without one (the next berthd's drain would wait for
+ * a pipe nobody ends).
  */
 export async function makeLogPipe(bundleDir: string): Promise<string> {
   const fifo = logFifoPath(bundleDir);
   const script = [
-    'mkfifo -m 0600 "$1" && exec 3<>"$1" || exit',
+    'umask 077',
+    'mkfifo "$1" && exec 3<>"$1" || exit',
     'setsid sleep infinity <&3 3<&- >/dev/null 2>&1 &',
     'while [ "$(readlink /proc/$!/fd/0)" != "$1" ]; do kill -0 $! || exit; done',
-    'echo $!',
+    'echo $! >"$2"',
   ].join('\n');
-  const { stdout } = await runCommand('sh', ['-c', script, 'sh', fifo]);
-  await writeFile(keeperPidFile(bundleDir), stdout.toString('utf8').trim(), { mode: 0o600 });
+  await runCommand('sh', ['-c', script, 'sh', fifo, keeperPidFile(bundleDir)]);
   return fifo;
 }
 
@@ -50,18 +52,30 @@ export function openLogPipe(bundleDir: string): net.Socket {
   return new net.Socket({ fd, readable: true, writable: false });
 }
 
-/** Ends the keeper, if it is still there (and still the keeper: pids are reused). */
+/**
+ * Ends the keeper, if it is still there (and still the keeper: pids are reused), and makes sure
+ * the reader hears of the end. Linux raises HUP on a FIFO's read end only when the last writer
+ * to go had opened it after the reader did; the keeper and conmon opened it before (a berthd
+ * restarted after the run ended opens it last of all), so an empty pipe would never wake the
+ * reader. A writer opened and closed here, after the reader, makes the last close raise it.
+ */
 export async function releaseLogPipe(bundleDir: string): Promise<void> {
   const file = keeperPidFile(bundleDir);
   const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0) return;
-  const holds = await readlink(`/proc/${pid}/fd/0`).catch(() => undefined);
-  if (holds === logFifoPath(bundleDir)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone meanwhile
+  if (Number.isSafeInteger(pid) && pid > 0) {
+    const holds = await readlink(`/proc/${pid}/fd/0`).catch(() => undefined);
+    if (holds === logFifoPath(bundleDir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
     }
+  }
+  try {
+    closeSync(openSync(logFifoPath(bundleDir), fsConstants.O_WRONLY | fsConstants.O_NONBLOCK));
+  } catch {
+    // no reader (ENXIO) or no pipe: nobody to tell
   }
   await rm(file, { force: true });
 }
