@@ -56,6 +56,9 @@ export class UnsupportedApiVersionError extends EngineError {
   }
 }
 
+/** dockerd's words for a swarm call on a node that is no swarm manager (503 on the swarm's own routes). */
+export const NOT_SWARM_MANAGER_MESSAGE = 'This node is not a swarm manager. Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.';
+
 /** Nothing to do: the container is already in the state asked for (304, no body). */
 export function notModified(): EngineError {
   return new EngineError('notModified', 'not modified');

@@ -2,7 +2,7 @@
 // order and words: the daemon's (predefined names, duplicates, IPAM entries), libnetwork's
 // controller (name, driver, scope, ingress), its IPAM allocation, then the driver's.
 import { randomBytes } from 'node:crypto';
-import { conflict, EngineError, notFound } from '../errors.js';
+import { conflict, EngineError, NOT_SWARM_MANAGER_MESSAGE, notFound } from '../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
 import type { NetworkCreateRequest } from './create-request.js';
 import { checkDriverConfig } from './driver-config.js';
@@ -19,8 +19,6 @@ export interface CreateContext {
   links(): string[];
 }
 
-const SWARM_ONLY =
-  'This node is not a swarm manager. Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.';
 /** The drivers of local networks berth plumbs, as /info lists them. */
 export const LOCAL_DRIVERS: readonly string[] = ['bridge', 'host', 'ipvlan', 'macvlan', 'null'];
 
@@ -41,7 +39,7 @@ export function buildNetwork(req: NetworkCreateRequest, ctx: CreateContext): { r
   if (driver === 'overlay' && req.scope === 'local') throw new EngineError('forbidden', 'cannot downgrade network scope for overlay networks');
   if (req.ingress && driver !== 'overlay') throw new EngineError('forbidden', 'Ingress network can only be global scope network');
   if (req.scope === 'swarm') throw new EngineError('forbidden', 'cannot create a swarm scoped network when swarm is not active');
-  if (driver === 'overlay') throw new EngineError('system', SWARM_ONLY);
+  if (driver === 'overlay') throw new EngineError('system', NOT_SWARM_MANAGER_MESSAGE);
   if (req.configFrom) throw notFound(`configuration network ${JSON.stringify(req.configFrom)} does not exist`);
 
   const id = randomBytes(32).toString('hex');
@@ -63,7 +61,7 @@ export function buildNetwork(req: NetworkCreateRequest, ctx: CreateContext): { r
     });
   const plumbing = checkDriverConfig({ id, driver: driver as NetworkDriver, options, ipv4: subnets(4), ipv6: subnets(6) }, ctx.networks, ctx.links);
   // any other scope has no store to go in without swarm, which dockerd finds last
-  if (req.scope !== '' && req.scope !== 'local') throw new EngineError('system', SWARM_ONLY);
+  if (req.scope !== '' && req.scope !== 'local') throw new EngineError('system', NOT_SWARM_MANAGER_MESSAGE);
 
   const record: NetworkRecord = {
     id,

@@ -15,6 +15,7 @@ import type { NetworkBackend } from './network/backend.js';
 import type { NetworkConnectBackend } from './network/connect-backend.js';
 import { networkRoutes } from './network/routes.js';
 import { pluginRoutes } from './plugin/routes.js';
+import { swarmRoutes } from './swarm/routes.js';
 import type { SystemBackend } from './system/backend.js';
 import { systemRoutes } from './system/routes.js';
 import type { VolumeBackend } from './volume/backend.js';
@@ -46,6 +47,7 @@ export function allRoutes(backends: Backends): Route[] {
     ...networkRoutes(backends.network, backends.networkConnect),
     ...volumeRoutes(backends.volume),
     ...pluginRoutes(),
+    ...swarmRoutes(),
     ...distributionRoutes(backends.distribution),
     ...buildRoutes(backends.build),
   ];
