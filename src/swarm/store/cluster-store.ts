@@ -78,6 +78,7 @@ export interface ClusterStore {
 
 /** A range or watch asked for history the store has compacted away (etcd's ErrCompacted). */
 export class CompactedError extends Error {
+  /** `compactRevision`: the revision of the last compaction, 0 where the store does not say (etcd names it for watches only) */
   constructor(readonly compactRevision: number) {
     super('mvcc: required revision has been compacted');
     this.name = 'CompactedError';
