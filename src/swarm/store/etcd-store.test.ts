@@ -172,7 +172,10 @@ describe('EtcdStore across an etcd restart', () => {
     try {
       const { revision: first } = await watcher.txn([], [{ put: { key: '/a', value: bytes('1') } }]);
       const w = watching(watcher, '/', first);
+      // and one from now, resumed from the revision it was made at (not from whenever it reconnects)
+      const fromNow = watching(watcher, '/', 0);
       await w.until(1);
+      await sleep(200);
       await own.stop();
       await assert.rejects(watcher.get('/a'), /UNAVAILABLE/);
       await own.start();
@@ -182,9 +185,11 @@ describe('EtcdStore across an etcd restart', () => {
         { type: 'put', key: '/a', value: '1', revision: first },
         { type: 'put', key: '/a', value: '2', prev: '1', revision: second },
       ]);
+      assert.deepEqual(await fromNow.until(1, 15_000), [{ type: 'put', key: '/a', value: '2', prev: '1', revision: second }]);
       await sleep(300);
-      assert.equal(w.seen.length, 2);
+      assert.deepEqual([w.seen.length, fromNow.seen.length], [2, 1]);
       w.cancel();
+      fromNow.cancel();
     } finally {
       await watcher.close();
     }

@@ -127,6 +127,8 @@ export class EtcdStore implements ClusterStore {
       }
       if (res.created) {
         retryMs = WATCH_RETRY_FIRST_MS;
+        // a watch from now (0) goes on after the revision it was made at, also when resumed
+        if (next <= 0) next = Number(res.header.revision) + 1;
         return;
       }
       if (res.events.length === 0) {
