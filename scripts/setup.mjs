@@ -58,6 +58,10 @@ const testPackages = [
   // (test/helpers/test-journal.ts); berth reads a host's journal with journalctl (src/runtime/journal.ts),
   // which a host that runs journald has
   { command: 'journalctl', pkg: 'systemd' },
+  // etcd 3.4, the managers' cluster store: the tests of src/swarm/store/etcd-store.ts run one
+  // member of their own on loopback (test/helpers/etcd.ts); its service is never started (see
+  // installDebianPackages)
+  { command: 'etcd', pkg: 'etcd-server' },
   // the Prometheus project's text-format parser (its Python client), which reads berthd's /metrics
   // in the tests (test/helpers/prometheus-text.ts)
   { pkg: 'python3-prometheus-client' },
@@ -89,7 +93,7 @@ function installDebianPackages(wanted) {
   console.log(`setup: installing Debian packages: ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   // Keep package scripts from starting services (docker.io would start its own daemon otherwise,
-  // docker-registry its registry on port 5000).
+  // docker-registry its registry on port 5000, etcd-server an etcd on port 2379).
   const policy = '/usr/sbin/policy-rc.d';
   const hadPolicy = existsSync(policy);
   if (!hadPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });

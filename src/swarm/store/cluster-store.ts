@@ -1,6 +1,6 @@
 // The swarm's state store, with etcd's data model (the subset berth uses), so that one manager's
 // in-process store (local-store.ts) and several managers' etcd cluster are the same to the code
-// above them (docs/design/swarm.md §2.2–2.5):
+// above them (docs/design/swarm.md, "Cluster store"):
 //   - one revision counter for the whole store, raised by every transaction that changes a key;
 //     each key keeps the revision that created it, the one that last changed it (a swarm object's
 //     Version.Index) and how often it changed since its creation;
@@ -78,6 +78,7 @@ export interface ClusterStore {
 
 /** A range or watch asked for history the store has compacted away (etcd's ErrCompacted). */
 export class CompactedError extends Error {
+  /** `compactRevision`: the revision of the last compaction, 0 where the store does not say (etcd names it for watches only) */
   constructor(readonly compactRevision: number) {
     super('mvcc: required revision has been compacted');
     this.name = 'CompactedError';
