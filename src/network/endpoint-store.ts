@@ -58,18 +58,9 @@ export class EndpointStore {
 
   /** In memory at once (what the next allocation sees); resolves once durable, and undone if it can't be. */
   async put(record: EndpointRecord): Promise<void> {
-    const previous = this.byId.get(record.id);
-    this.byId.set(record.id, record);
-    try {
-      await this.dir.write(record.id, record);
-    } catch (err) {
-      if (this.byId.get(record.id) === record) {
-        if (previous === undefined) this.byId.delete(record.id);
-        else this.byId.set(record.id, previous);
-      }
-      throw err;
-    }
+    await this.dir.writeThrough(this.byId, record.id, record);
   }
+
 
   /** Gone from memory at once; resolves once gone from disk. */
   async delete(id: string): Promise<void> {

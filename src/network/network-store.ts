@@ -33,18 +33,9 @@ export class NetworkStore {
 
   /** In memory at once; resolves once durable, and undone if it can't be. */
   async put(record: NetworkRecord): Promise<void> {
-    const previous = this.byId.get(record.id);
-    this.byId.set(record.id, record);
-    try {
-      await this.dir.write(record.id, record);
-    } catch (err) {
-      if (this.byId.get(record.id) === record) {
-        if (previous === undefined) this.byId.delete(record.id);
-        else this.byId.set(record.id, previous);
-      }
-      throw err;
-    }
+    await this.dir.writeThrough(this.byId, record.id, record);
   }
+
 
   /** Takes the network out of the list at once; its record waits under removing/ until finishRemoval. */
   async beginRemoval(id: string): Promise<void> {

@@ -28,6 +28,24 @@ export class RecordDir<T> {
     await writeFileAtomic(this.fileOf(id), JSON.stringify(record));
   }
 
+  /**
+   * Puts the record in `byId` at once (what the next allocation reads) and writes it; resolves
+   * once it is durable, and puts back what `byId` held if it can't be.
+   */
+  async writeThrough(byId: Map<string, T>, id: string, record: T): Promise<void> {
+    const previous = byId.get(id);
+    byId.set(id, record);
+    try {
+      await this.write(id, record);
+    } catch (err) {
+      if (byId.get(id) === record) {
+        if (previous === undefined) byId.delete(id);
+        else byId.set(id, previous);
+      }
+      throw err;
+    }
+  }
+
   /** Resolves once the record's removal is durable (after the writes of it asked before). */
   async remove(id: string): Promise<void> {
     await removeFileDurably(this.fileOf(id));
