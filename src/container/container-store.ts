@@ -1,6 +1,7 @@
-// The containers' records: one JSON file each, written atomically before anything else learns of a
-// change (persist, then publish to memory, then acknowledge), and the lookups dockerd offers:
-// full ID, name, or a unique ID prefix.
+// The containers' records: one JSON file each, written atomically (store/atomic-file.ts) before a
+// change is acknowledged; a new container is in memory once its record is durable, a change to one
+// is in memory at once (the record is changed in place) and saved before the answer. And the
+// lookups dockerd offers: full ID, name, or a unique ID prefix.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { EngineError, invalidParameter } from '../errors.js';
