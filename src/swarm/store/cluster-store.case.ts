@@ -122,6 +122,21 @@ export function clusterStoreContract(name: string, makeStore: () => Promise<Clus
       }
     });
 
+    it('watches from revision 0 what comes once the watch is set up, not the history', async () => {
+      const store = await makeStore();
+      try {
+        await store.txn([], [{ put: { key: '/z/old', value: bytes('1') } }]);
+        const events = collect(store, '/z/', 0, 1);
+        // from 0 is from when the store has set the watch up (etcd: when its server has), which no
+        // call tells: a caller that must miss nothing watches from a revision it read
+        await sleep(500);
+        const { revision } = await store.txn([], [{ put: { key: '/z/new', value: bytes('2') } }]);
+        assert.deepEqual(await events, [{ type: 'put', key: '/z/new', value: '2', revision }]);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('deletes the keys of a lease when it is revoked or not kept alive, and watchers see it', async () => {
       const store = await makeStore();
       try {

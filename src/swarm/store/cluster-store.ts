@@ -63,7 +63,8 @@ export interface ClusterStore {
   /**
    * Calls `onEvents` with the changes under `prefix` from `fromRevision` on (the history first,
    * then each transaction as it commits, the events of one transaction together), never before
-   * watch() has returned.
+   * watch() has returned. From revision 0: what comes once the watch is set up, as etcd's (no
+   * history; a write soon after the call may come before that and be missed).
    */
   watch(prefix: string, fromRevision: number, onEvents: (events: WatchEvent[], revision: number) => void, onError?: (err: Error) => void): Watch;
   /** A lease that expires `ttlMs` after its grant or its last keepAlive. */

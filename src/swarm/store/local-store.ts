@@ -117,17 +117,19 @@ export class LocalStore implements ClusterStore {
 
   watch(prefix: string, fromRevision: number, onEvents: (events: WatchEvent[], revision: number) => void, onError?: (err: Error) => void): Watch {
     const watcher: Watcher = { prefix, onEvents };
+    // 0: from now on, as etcd's
+    const from = fromRevision > 0 ? fromRevision : this.durableRevision + 1;
     let cancelled = false;
     // after the caller has its Watch, as etcd's come: the history that is durable by then, and
     // from then on each change as it becomes durable
     queueMicrotask(() => {
       if (cancelled) return;
-      if (fromRevision > 0 && fromRevision < this.compactRevision) {
+      if (from < this.compactRevision) {
         onError?.(new CompactedError(this.compactRevision));
         return;
       }
       for (const { revision, events } of this.history) {
-        if (revision < fromRevision || revision > this.durableRevision) continue;
+        if (revision < from || revision > this.durableRevision) continue;
         const mine = events.filter((e) => e.kv.key.startsWith(prefix));
         if (mine.length > 0 && !cancelled) onEvents(mine, revision);
       }
