@@ -14,7 +14,8 @@ import { logKeepersUnder } from '../helpers/leftovers.js';
 import type { ClientModel, ContainerModel, Uncertain } from './model.js';
 import type { SeededRandom } from './seeded-random.js';
 import type { CrashTarget } from './target.js';
-import { tarFile, tarFiles } from './tar-files.js';
+import { untar } from '../helpers/image-archives.js';
+import { tarFile } from './tar-files.js';
 import { copiedFile, sha256Hex } from './workload.js';
 
 export interface Violation {
@@ -477,7 +478,7 @@ export function bridgeName(n: NetworkInfo): string {
 
 /** What is wrong with a `docker save` archive (a layer missing or not hashing to its diff ID), or undefined. */
 async function checkSaved(tar: Buffer): Promise<string | undefined> {
-  const files = await tarFiles(tar);
+  const files = await untar(tar);
   const manifest = files.get('manifest.json');
   if (manifest === undefined) return 'no manifest.json';
   const [entry] = JSON.parse(manifest.toString('utf8')) as Array<{ Config: string; Layers: string[] }>;

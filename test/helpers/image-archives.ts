@@ -2,7 +2,7 @@
 // image configs, and whole `docker save` and OCI layout archives around them.
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { pack, type Header } from 'tar-stream';
+import { extract, pack, type Header } from 'tar-stream';
 
 export type LayerEntry = Partial<Header> & { name: string; content?: string | Buffer };
 
@@ -90,4 +90,24 @@ export async function ociLayoutArchive(image: TestImage, refName?: string): Prom
   const annotations = refName ? { 'io.containerd.image.name': refName } : undefined;
   entries.push({ name: 'index.json', content: JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', ...m, ...(annotations ? { annotations } : {}) }] }) });
   return tarOf(entries);
+}
+
+/** The regular files of a tar, by name. */
+export async function untar(data: Buffer): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  const ex = extract();
+  ex.on('entry', (header, stream, next) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c) => chunks.push(c as Buffer));
+    stream.on('end', () => {
+      if (header.type === 'file') files.set(header.name, Buffer.concat(chunks));
+      next();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    ex.on('finish', resolve);
+    ex.on('error', reject);
+    ex.end(data);
+  });
+  return files;
 }

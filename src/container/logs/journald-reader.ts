@@ -19,16 +19,10 @@
 import type { Readable } from 'node:stream';
 import { journalExport } from '../../runtime/journal.js';
 import { JournalExportParser, type JournalRecord } from './journal-export.js';
+import type { LogReadOptions } from './container-log.js';
 import { formatLogTime, type LogEntry } from './log-codecs.js';
 
-export interface JournalReadOptions {
-  stdout: boolean;
-  stderr: boolean;
-  sinceNs?: bigint;
-  untilNs?: bigint;
-  /** The last this many entries; undefined for all. */
-  tail?: number;
-  follow: boolean;
+export interface JournalReadOptions extends Pick<LogReadOptions, 'stdout' | 'stderr' | 'sinceNs' | 'untilNs' | 'tail' | 'follow'> {
   /** Resolves (or rejects) once the container's run has ended and its output is in the journal: following stops after what is left. */
   ended?: Promise<unknown>;
   /** Called when following has shown all there is for now: a reader that gathers records sends them then. */

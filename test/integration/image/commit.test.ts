@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { tempDir, type Berthd } from '../../helpers/berthd.js';
 import { startWithBusybox, teardown } from '../../helpers/containers.js';
 import { sha256 } from '../../helpers/image-archives.js';
-import { untar } from './fixtures.js';
+import { untar } from '../../helpers/image-archives.js';
 
 interface ImageJson {
   Id: string;

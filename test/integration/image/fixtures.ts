@@ -1,5 +1,4 @@
 // The images the image tests load: three layers with the cases a layer applier must get right.
-import { extract } from 'tar-stream';
 import { tarOf, makeImage, type TestImage } from '../../helpers/image-archives.js';
 
 /**
@@ -34,22 +33,3 @@ export async function threeLayerImage(repoTags = ['test/multi:v1'], variant = 't
   return makeImage([base, second, third], { repoTags, labels: { 'org.example.kind': variant } });
 }
 
-/** The regular files of a tar, by name. */
-export async function untar(data: Buffer): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  const ex = extract();
-  ex.on('entry', (header, stream, next) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c) => chunks.push(c as Buffer));
-    stream.on('end', () => {
-      if (header.type === 'file') files.set(header.name, Buffer.concat(chunks));
-      next();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    ex.on('finish', resolve);
-    ex.on('error', reject);
-    ex.end(data);
-  });
-  return files;
-}

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { Berthd, tempDir } from '../../helpers/berthd.js';
 import { loadBusybox } from '../../helpers/busybox-image.js';
 import { dockerSaveArchive, makeImage, ociLayoutArchive, sha256, tarOf, type TestImage } from '../../helpers/image-archives.js';
-import { threeLayerImage, untar } from './fixtures.js';
+import { untar } from '../../helpers/image-archives.js';
+import { threeLayerImage } from './fixtures.js';
 
 let d: Berthd;
 let image: TestImage;
