@@ -64,7 +64,7 @@ export default tseslint.config(
         paths: childProcessImports,
         patterns: [{
           // paths that climb out of src/api into a service's folder (not the route folders of the same names)
-          regex: '^(\\.\\./){2,}(daemon|events|system|store|runtime|cli|config|image|container|rootfs|network)/',
+          regex: '^(\\.\\./){2,}(daemon|events|system|store|runtime|cli|config|image|container|rootfs|network|volume|build|swarm)/',
           message: 'Routes talk to services only through their backend.ts interface.',
           allowTypeImports: true,
         }],

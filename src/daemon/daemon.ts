@@ -14,6 +14,7 @@ import { createImages } from '../image/create-images.js';
 import { createNetworks } from '../network/create-networks.js';
 import { createRootfs } from '../rootfs/create-rootfs.js';
 import { createCommandRunner } from '../runtime/create-command-runner.js';
+import { createSwarm } from '../swarm/create-swarm.js';
 import { createSystem } from '../system/create-system.js';
 import { createVolumes } from '../volume/create-volumes.js';
 import { lockDataRoot } from './data-root-lock.js';
@@ -65,7 +66,9 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const containers = await createContainers({ logConfig: { Type: config.logDriver, Config: config.logOpts }, dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: metrics.hooks });
     undo.push(() => containers.shutdown());
     const builds = createBuilds({ dataRoot, log, events, images: images.build, containers: containers.stepContainers });
-    const system = await createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory, volumes: volumes.inventory }, networkDrivers: networks.drivers, logDrivers: containers.logDrivers });
+    const swarm = await createSwarm({ dataRoot, events, log, engineLabels: config.labels, plugins: () => ({ log: containers.logDrivers, network: networks.drivers, volume: volumes.inventory.drivers() }) });
+    undo.push(() => swarm.shutdown());
+    const system = await createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory, volumes: volumes.inventory }, networkDrivers: networks.drivers, logDrivers: containers.logDrivers, swarm: { info: swarm.info } });
 
     undo.push(
       await metrics.serve({
@@ -88,6 +91,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         volume: volumes.api,
         distribution: images.distribution,
         build: builds.api,
+        swarm: swarm.api,
       },
       log,
       (r) => metrics.hooks.apiRequest(r),

@@ -1,6 +1,7 @@
 // The facts behind /version and /info, what the data root holds (/system/df), and the events
 // behind /events. The counts and sizes come from each area's usage provider, so that every area
 // (the build cache next) joins both answers in this one place.
+import type { SwarmInfo } from '../swarm/swarm-service.js';
 import { statfsSync } from 'node:fs';
 import path from 'node:path';
 import type { ContainerCounts } from '../container/container-inventory.js';
@@ -89,6 +90,7 @@ export interface InfoFacts {
   init: { binary: string; commit: string };
   securityOptions: string[];
   warnings: string[];
+  swarm: SwarmInfo;
 }
 
 export interface SystemServiceOptions {
@@ -105,6 +107,8 @@ export interface SystemServiceOptions {
   loggingDriver: string;
   /** Warnings about how the daemon was started, such as plain TCP. */
   startupWarnings: string[];
+  /** this node's part in a swarm */
+  swarm: { info(): Promise<SwarmInfo> };
   env?: NodeJS.ProcessEnv;
 }
 
@@ -178,6 +182,7 @@ export class SystemService {
       init: { binary: path.basename(INIT_BINARY), commit: tools.find((t) => t.name === 'docker-init')?.commit ?? '' },
       securityOptions: kernelHasSeccomp() ? ['name=seccomp,profile=default'] : [],
       warnings,
+      swarm: await this.opts.swarm.info(),
     };
   }
 

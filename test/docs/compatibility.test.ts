@@ -8,6 +8,7 @@ import type { ContainerBackend } from '../../src/api/routes/container/backend.js
 import type { ExecBackend } from '../../src/api/routes/exec/backend.js';
 import type { ImageBackend } from '../../src/api/routes/image/backend.js';
 import type { ImageCommitBackend } from '../../src/api/routes/image/commit-backend.js';
+import type { SwarmBackend } from '../../src/api/routes/swarm/backend.js';
 import type { BuildBackend } from '../../src/api/routes/build/backend.js';
 import type { DistributionBackend } from '../../src/api/routes/distribution/backend.js';
 import type { VolumeBackend } from '../../src/api/routes/volume/backend.js';
@@ -107,7 +108,8 @@ describe('docs/COMPATIBILITY.md', () => {
     const volume: VolumeBackend = { list: unused, inspect: unused, create: unused, remove: unused, prune: unused };
     const distribution: DistributionBackend = { login: unused, inspect: unused, search: unused };
     const build: BuildBackend = { build: unused, prune: unused };
-    const served = allRoutes({ system, image, commit, container, exec, network, networkConnect, volume, distribution, build }).map(key).sort();
+    const swarm = new Proxy({} as SwarmBackend, { get: () => unused });
+    const served = allRoutes({ system, image, commit, container, exec, network, networkConnect, volume, distribution, build, swarm }).map(key).sort();
     const claimed = doc.rows.filter((r) => r.status !== 'not yet').map(key).sort();
     assert.deepEqual(claimed, served);
   });

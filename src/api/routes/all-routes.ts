@@ -15,6 +15,7 @@ import type { NetworkBackend } from './network/backend.js';
 import type { NetworkConnectBackend } from './network/connect-backend.js';
 import { networkRoutes } from './network/routes.js';
 import { pluginRoutes } from './plugin/routes.js';
+import type { SwarmBackend } from './swarm/backend.js';
 import { swarmRoutes } from './swarm/routes.js';
 import type { SystemBackend } from './system/backend.js';
 import { systemRoutes } from './system/routes.js';
@@ -36,6 +37,8 @@ export interface Backends {
   distribution: DistributionBackend;
   /** POST /build and /build/prune */
   build: BuildBackend;
+  /** the swarm and its nodes */
+  swarm: SwarmBackend;
 }
 
 export function allRoutes(backends: Backends): Route[] {
@@ -47,7 +50,7 @@ export function allRoutes(backends: Backends): Route[] {
     ...networkRoutes(backends.network, backends.networkConnect),
     ...volumeRoutes(backends.volume),
     ...pluginRoutes(),
-    ...swarmRoutes(),
+    ...swarmRoutes(backends.swarm),
     ...distributionRoutes(backends.distribution),
     ...buildRoutes(backends.build),
   ];

@@ -1,4 +1,5 @@
 // Wire types of the System area, with the spec's definition names and PascalCase fields.
+import type { SwarmInfo } from './swarm.js';
 
 export interface ComponentVersion {
   Name: string;
@@ -82,14 +83,7 @@ export interface SystemInfo {
   ServerVersion: string;
   Runtimes: Record<string, { path: string }>;
   DefaultRuntime: string;
-  Swarm: {
-    NodeID: string;
-    NodeAddr: string;
-    LocalNodeState: 'inactive';
-    ControlAvailable: boolean;
-    Error: string;
-    RemoteManagers: null;
-  };
+  Swarm: SwarmInfo;
   LiveRestoreEnabled: boolean;
   Isolation: string;
   InitBinary: string;

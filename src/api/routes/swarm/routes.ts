@@ -1,51 +1,119 @@
-// The swarm's own operations (swarm, nodes, services, tasks, secrets, configs) on a node outside
-// any swarm, which every berth node is until `swarm init` and `swarm join` land: each answers 503
-// with dockerd's words, as dockerd 20.10 does on such a node (leave says the node is in no swarm).
-// Init and join are not routed yet.
-import { EngineError, NOT_SWARM_MANAGER_MESSAGE } from '../../../errors.js';
+// The Swarm and Node operations, and the manager check of the operations still to come:
+// services, tasks, secrets and configs answer dockerd's 503 off a manager, and on a manager an
+// empty list or 501 until their areas land.
+import { EngineError } from '../../../errors.js';
+import { FilterArgs } from '../../../lib/filters.js';
+import { queryBool } from '../../query.js';
 import type { Handler, Route } from '../../router.js';
+import type { SwarmBackend } from './backend.js';
+import { toNode, toSwarm } from './to-api.js';
 
-const notManager: Handler = () => {
-  throw new EngineError('unavailable', NOT_SWARM_MANAGER_MESSAGE);
-};
-
-const notInSwarm: Handler = () => {
-  throw new EngineError('unavailable', 'This node is not part of a swarm');
-};
-
-const MANAGER_OPERATIONS: ReadonlyArray<[operationId: string, method: Route['method'], path: string]> = [
-  ['SwarmInspect', 'GET', '/swarm'],
-  ['SwarmUpdate', 'POST', '/swarm/update'],
-  ['SwarmUnlockkey', 'GET', '/swarm/unlockkey'],
-  ['SwarmUnlock', 'POST', '/swarm/unlock'],
-  ['NodeList', 'GET', '/nodes'],
-  ['NodeInspect', 'GET', '/nodes/{id}'],
-  ['NodeDelete', 'DELETE', '/nodes/{id}'],
-  ['NodeUpdate', 'POST', '/nodes/{id}/update'],
-  ['ServiceList', 'GET', '/services'],
-  ['ServiceCreate', 'POST', '/services/create'],
-  ['ServiceInspect', 'GET', '/services/{id}'],
-  ['ServiceDelete', 'DELETE', '/services/{id}'],
-  ['ServiceUpdate', 'POST', '/services/{id}/update'],
-  ['ServiceLogs', 'GET', '/services/{id}/logs'],
-  ['TaskList', 'GET', '/tasks'],
-  ['TaskInspect', 'GET', '/tasks/{id}'],
-  ['TaskLogs', 'GET', '/tasks/{id}/logs'],
-  ['SecretList', 'GET', '/secrets'],
-  ['SecretCreate', 'POST', '/secrets/create'],
-  ['SecretInspect', 'GET', '/secrets/{id}'],
-  ['SecretDelete', 'DELETE', '/secrets/{id}'],
-  ['SecretUpdate', 'POST', '/secrets/{id}/update'],
-  ['ConfigList', 'GET', '/configs'],
-  ['ConfigCreate', 'POST', '/configs/create'],
-  ['ConfigInspect', 'GET', '/configs/{id}'],
-  ['ConfigDelete', 'DELETE', '/configs/{id}'],
-  ['ConfigUpdate', 'POST', '/configs/{id}/update'],
+const LATER_OPERATIONS: ReadonlyArray<[operationId: string, method: Route['method'], path: string, what: string]> = [
+  ['ServiceList', 'GET', '/services', 'list'],
+  ['ServiceCreate', 'POST', '/services/create', 'services'],
+  ['ServiceInspect', 'GET', '/services/{id}', 'services'],
+  ['ServiceDelete', 'DELETE', '/services/{id}', 'services'],
+  ['ServiceUpdate', 'POST', '/services/{id}/update', 'services'],
+  ['ServiceLogs', 'GET', '/services/{id}/logs', 'services'],
+  ['TaskList', 'GET', '/tasks', 'list'],
+  ['TaskInspect', 'GET', '/tasks/{id}', 'tasks'],
+  ['TaskLogs', 'GET', '/tasks/{id}/logs', 'tasks'],
+  ['SecretList', 'GET', '/secrets', 'list'],
+  ['SecretCreate', 'POST', '/secrets/create', 'secrets'],
+  ['SecretInspect', 'GET', '/secrets/{id}', 'secrets'],
+  ['SecretDelete', 'DELETE', '/secrets/{id}', 'secrets'],
+  ['SecretUpdate', 'POST', '/secrets/{id}/update', 'secrets'],
+  ['ConfigList', 'GET', '/configs', 'list'],
+  ['ConfigCreate', 'POST', '/configs/create', 'configs'],
+  ['ConfigInspect', 'GET', '/configs/{id}', 'configs'],
+  ['ConfigDelete', 'DELETE', '/configs/{id}', 'configs'],
+  ['ConfigUpdate', 'POST', '/configs/{id}/update', 'configs'],
 ];
 
-export function swarmRoutes(): Route[] {
+export function swarmRoutes(backend: SwarmBackend): Route[] {
+  const later = (what: string): Handler => (ctx) => {
+    backend.requireManager();
+    // nothing of these kinds can exist yet: a list is empty
+    if (what === 'list') return ctx.json([]);
+    throw new EngineError('notImplemented', `berth does not support ${what} yet`);
+  };
   return [
-    ...MANAGER_OPERATIONS.map(([operationId, method, path]): Route => ({ operationId, method, path, handle: notManager })),
-    { operationId: 'SwarmLeave', method: 'POST', path: '/swarm/leave', handle: notInSwarm },
+    { operationId: 'SwarmInit', method: 'POST', path: '/swarm/init', handle: async (ctx) => ctx.json(await backend.init(await ctx.readJson())) },
+    {
+      operationId: 'SwarmJoin',
+      method: 'POST',
+      path: '/swarm/join',
+      handle: async (ctx) => {
+        await backend.join(await ctx.readJson());
+        ctx.res.writeHead(200).end();
+      },
+    },
+    {
+      operationId: 'SwarmLeave',
+      method: 'POST',
+      path: '/swarm/leave',
+      handle: async (ctx) => {
+        await backend.leave(queryBool(ctx.query, 'force'));
+        ctx.res.writeHead(200).end();
+      },
+    },
+    { operationId: 'SwarmInspect', method: 'GET', path: '/swarm', handle: async (ctx) => ctx.json(toSwarm(await backend.inspect())) },
+    {
+      operationId: 'SwarmUpdate',
+      method: 'POST',
+      path: '/swarm/update',
+      handle: async (ctx) => {
+        const q = ctx.query;
+        await backend.update(q.get('version'), await ctx.readJson(), { workerToken: queryBool(q, 'rotateWorkerToken'), managerToken: queryBool(q, 'rotateManagerToken'), unlockKey: queryBool(q, 'rotateManagerUnlockKey') });
+        ctx.res.writeHead(200).end();
+      },
+    },
+    { operationId: 'SwarmUnlockkey', method: 'GET', path: '/swarm/unlockkey', handle: async (ctx) => ctx.json({ UnlockKey: await backend.unlockKey() }) },
+    {
+      operationId: 'SwarmUnlock',
+      method: 'POST',
+      path: '/swarm/unlock',
+      handle: async (ctx) => {
+        await backend.unlock(await ctx.readJson());
+        ctx.res.writeHead(200).end();
+      },
+    },
+    {
+      operationId: 'NodeList',
+      method: 'GET',
+      path: '/nodes',
+      handle: async (ctx) => {
+        const { nodes, tlsInfo } = await backend.listNodes(FilterArgs.fromJson(ctx.query.get('filters')));
+        ctx.json(nodes.map((n) => toNode(n, tlsInfo)));
+      },
+    },
+    {
+      operationId: 'NodeInspect',
+      method: 'GET',
+      path: '/nodes/{id}',
+      handle: async (ctx) => {
+        const { node, tlsInfo } = await backend.inspectNode(ctx.params.id!);
+        ctx.json(toNode(node, tlsInfo));
+      },
+    },
+    {
+      operationId: 'NodeUpdate',
+      method: 'POST',
+      path: '/nodes/{id}/update',
+      handle: async (ctx) => {
+        await backend.updateNode(ctx.params.id!, ctx.query.get('version'), await ctx.readJson());
+        ctx.res.writeHead(200).end();
+      },
+    },
+    {
+      operationId: 'NodeDelete',
+      method: 'DELETE',
+      path: '/nodes/{id}',
+      handle: async (ctx) => {
+        await backend.removeNode(ctx.params.id!, queryBool(ctx.query, 'force'));
+        ctx.res.writeHead(200).end();
+      },
+    },
+    ...LATER_OPERATIONS.map(([operationId, method, path, what]): Route => ({ operationId, method, path, handle: later(what) })),
   ];
 }

@@ -1,4 +1,5 @@
 // berth's system facts and events in the shapes of the wire.
+import { toSwarmInfo } from '../swarm/to-api.js';
 import type { EngineEvent } from '../../../events/event.js';
 import type { InfoFacts, VersionFacts } from '../../../system/system-service.js';
 import { CURRENT_API_VERSION, MIN_API_VERSION } from '../../api-version.js';
@@ -98,7 +99,7 @@ export function toSystemInfo(f: InfoFacts): SystemInfo {
     ServerVersion: f.version,
     Runtimes: { runc: { path: 'runc' } },
     DefaultRuntime: 'runc',
-    Swarm: { NodeID: '', NodeAddr: '', LocalNodeState: 'inactive', ControlAvailable: false, Error: '', RemoteManagers: null },
+    Swarm: toSwarmInfo(f.swarm),
     // containers outlive berthd under conmon, and the next start adopts them
     LiveRestoreEnabled: true,
     Isolation: '',

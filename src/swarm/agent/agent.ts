@@ -1,0 +1,112 @@
+// A worker's link to its swarm: one session with a manager, kept by a heartbeat each period, moved
+// to the next manager it knows when that one stops answering (swarmkit's agent). Each answer
+// brings the managers' list, which the node keeps for its next restart, and the role the swarm
+// gives it. Its certificate is renewed once half its life has passed.
+import { X509Certificate } from 'node:crypto';
+import type { Logger } from 'pino';
+import { newCertificateRequest, type NodeRole } from '../ca/swarm-ca.js';
+import type { NodeDescription } from '../cluster/records.js';
+import type { LocalNodeState, NodeCertificates } from '../local-node.js';
+import { callManager, ManagerUnreachableError } from '../transport/cluster-client.js';
+import { CLUSTER_PATHS, type HeartbeatResponse, type RenewResponse } from '../transport/cluster-protocol.js';
+
+export interface AgentDeps {
+  state: LocalNodeState;
+  certs: NodeCertificates;
+  describe: () => Promise<NodeDescription>;
+  workDir: string;
+  log: Logger;
+  /** the managers' list changed, or the certificate was renewed: what the node keeps */
+  save: (state: LocalNodeState, certs: NodeCertificates) => Promise<void>;
+  /** the swarm gives the node another role, or removed it */
+  onRoleChange: (role: NodeRole | 'removed') => void;
+}
+
+export class Agent {
+  private timer: NodeJS.Timeout | undefined;
+  private current = 0;
+  private periodMs = 5000;
+  private beating: Promise<void> | undefined;
+  private stopped = false;
+  /** the manager of the last answer, and whether the last heartbeat was answered */
+  connected: string | undefined;
+
+  constructor(private readonly deps: AgentDeps) {}
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.beating;
+  }
+
+  /** Tells a manager the node leaves (best effort: a manager gone away marks it down anyway). */
+  async leave(): Promise<void> {
+    await this.stop();
+    for (const m of this.deps.state.managers) {
+      try {
+        await callManager(m.addr, CLUSTER_PATHS.leave, {}, this.deps.certs, 3000);
+        return;
+      } catch {
+        // the next manager
+      }
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.beating = this.beat().finally(() => {
+        this.beating = undefined;
+        this.schedule(this.periodMs);
+      });
+    }, delayMs);
+  }
+
+  private async beat(): Promise<void> {
+    const { state, certs } = this.deps;
+    const managers = state.managers;
+    for (let tried = 0; tried < Math.max(1, managers.length); tried++) {
+      const manager = managers[this.current % Math.max(1, managers.length)];
+      if (manager === undefined) return;
+      try {
+        const answer = await callManager<HeartbeatResponse>(manager.addr, CLUSTER_PATHS.heartbeat, { advertiseAddr: state.advertiseAddr, description: await this.deps.describe() }, certs, this.periodMs);
+        this.connected = manager.nodeId;
+        this.periodMs = answer.heartbeatPeriodMs;
+        if (answer.removed) return this.deps.onRoleChange('removed');
+        await this.keep(answer);
+        if (answer.role !== state.role) this.deps.onRoleChange(answer.role);
+        else await this.renewIfDue(manager.addr);
+        return;
+      } catch (err) {
+        this.connected = undefined;
+        this.deps.log.debug({ err, manager: manager.addr }, 'swarm: heartbeat failed');
+        if (!(err instanceof ManagerUnreachableError)) return;
+        this.current++;
+      }
+    }
+  }
+
+  private async keep(answer: HeartbeatResponse): Promise<void> {
+    const known = JSON.stringify(this.deps.state.managers);
+    if (answer.managers.length === 0 || JSON.stringify(answer.managers) === known) return;
+    this.deps.state.managers = answer.managers;
+    this.current = 0;
+    await this.deps.save(this.deps.state, this.deps.certs);
+  }
+
+  private async renewIfDue(addr: string): Promise<void> {
+    const cert = new X509Certificate(this.deps.certs.certPem);
+    const from = Date.parse(cert.validFrom);
+    const to = Date.parse(cert.validTo);
+    if (Date.now() < from + (to - from) / 2) return;
+    const { keyPem, csrPem } = await newCertificateRequest(this.deps.workDir);
+    const renewed = await callManager<RenewResponse>(addr, CLUSTER_PATHS.renew, { csrPem }, this.deps.certs);
+    this.deps.certs = { ...this.deps.certs, certPem: renewed.certPem, keyPem };
+    await this.deps.save(this.deps.state, this.deps.certs);
+    this.deps.log.info('swarm: node certificate renewed');
+  }
+}

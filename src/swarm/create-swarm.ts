@@ -1,0 +1,69 @@
+// The swarm area: this node's membership (swarm-service.ts) resumed from the data root, the
+// Swarm and Node routes' backend (`api`), and the Swarm section of /info (`info`).
+import os from 'node:os';
+import type { Logger } from 'pino';
+import { EngineError } from '../errors.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { FilterArgs } from '../lib/filters.js';
+import { readHostFacts } from '../system/host-facts.js';
+import { BERTH_VERSION } from '../version.js';
+import { tlsInfoOf } from './ca/swarm-ca.js';
+import type { NodeDescription } from './cluster/records.js';
+import { inspectSwarm, parseVersion, updateSwarm, type Rotations } from './manager/cluster-control.js';
+import { decodeNodeSpec, findNode, listNodes, removeNode, updateNode } from './manager/node-control.js';
+import { SwarmService } from './swarm-service.js';
+
+export interface SwarmDeps {
+  dataRoot: string;
+  events: EventBus;
+  log: Logger;
+  /** the daemon's labels (key=value), which nodes show as their engine's */
+  engineLabels: readonly string[];
+  /** the plugins each node's engine shows: log, network and volume drivers */
+  plugins: () => { log: readonly string[]; network: readonly string[]; volume: readonly string[] };
+}
+
+export async function createSwarm(deps: SwarmDeps) {
+  const describe = async (): Promise<NodeDescription> => {
+    const host = readHostFacts();
+    const p = deps.plugins();
+    const labels: Record<string, string> = {};
+    for (const l of deps.engineLabels) {
+      const at = l.indexOf('=');
+      if (at > 0) labels[l.slice(0, at)] = l.slice(at + 1);
+    }
+    const plugins = [...[...p.log].sort().map((name) => ({ type: 'Log', name })), ...[...p.network].sort().map((name) => ({ type: 'Network', name })), ...[...p.volume].sort().map((name) => ({ type: 'Volume', name }))];
+    return {
+      hostname: os.hostname(),
+      platform: { architecture: host.architecture, os: 'linux' },
+      resources: { nanoCpus: host.cpus * 1e9, memoryBytes: host.memTotalBytes },
+      engine: { engineVersion: BERTH_VERSION, labels, plugins },
+    };
+  };
+  const service = new SwarmService({ dataRoot: deps.dataRoot, events: deps.events, log: deps.log, describe });
+  await service.load();
+  const state = () => service.manager().state;
+  const rootTls = async () => tlsInfoOf((await state().cluster()).value.rootCa.certPem);
+
+  const api = {
+    init: (body: unknown) => service.init(body),
+    join: (body: unknown) => service.join(body),
+    leave: (force: boolean) => service.leave(force),
+    inspect: () => inspectSwarm(state()),
+    update: async (version: string | null, body: unknown, rotate: Rotations) => updateSwarm(state(), parseVersion('swarm', version), body, rotate),
+    unlockKey: async () => (await state().cluster()).value.unlockKey,
+    unlock: async () => {
+      service.manager();
+      throw new EngineError('conflict', 'swarm is not locked');
+    },
+    listNodes: async (filters: FilterArgs) => ({ nodes: await listNodes(state(), filters), tlsInfo: await rootTls() }),
+    inspectNode: async (id: string) => ({ node: await findNode(state(), id), tlsInfo: await rootTls() }),
+    updateNode: async (id: string, version: string | null, body: unknown) => {
+      const v = parseVersion('node', version);
+      await updateNode(state(), id, v, decodeNodeSpec(body), () => Promise.reject(new EngineError('notImplemented', 'changing a node\'s role is not supported yet')));
+    },
+    removeNode: (id: string, force: boolean) => removeNode(state(), id, force, (nodeId) => service.manager().endSession(nodeId)),
+    requireManager: () => void service.manager(),
+  };
+  return { api, info: () => service.info(), shutdown: () => service.shutdown() };
+}

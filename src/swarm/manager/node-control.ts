@@ -1,0 +1,105 @@
+// The nodes' calls on a manager: list with dockerd's filters, inspect by ID, name or ID prefix,
+// update of the spec (labels, availability, role) at the version read, and removal, with
+// swarmkit's refusals in its words.
+import { EngineError, invalidParameter } from '../../errors.js';
+import type { FilterArgs } from '../../lib/filters.js';
+import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
+import type { NodeRole } from '../ca/swarm-ca.js';
+import type { ClusterState, Versioned } from '../cluster/cluster-state.js';
+import type { Availability, NodeRecord } from '../cluster/records.js';
+
+export interface NodeView {
+  node: Versioned<NodeRecord>;
+  /** for managers: whether it leads, and whether its session is up */
+  manager?: { leader: boolean; reachability: 'reachable' | 'unreachable' };
+}
+
+const FILTERS = new Set(['id', 'label', 'membership', 'name', 'node.label', 'role']);
+
+function failedPrecondition(message: string): EngineError {
+  return new EngineError('invalidParameter', `rpc error: code = FailedPrecondition desc = ${message}`);
+}
+
+export function nodeName(node: NodeRecord): string {
+  return node.spec.name || node.description.hostname;
+}
+
+export async function listNodes(state: ClusterState, filters: FilterArgs): Promise<NodeView[]> {
+  filters.validate(FILTERS);
+  for (const r of filters.values('role')) if (r !== 'manager' && r !== 'worker' && r !== '') throw invalidParameter(`Invalid role filter: '${r}'`);
+  for (const m of filters.values('membership')) if (m !== 'accepted' && m !== 'pending' && m !== '') throw invalidParameter(`Invalid membership filter: '${m}'`);
+  const views = await viewsOf(state, await state.nodes());
+  return views.filter(({ node: { value: n } }) => {
+    if (filters.has('id') && !filters.values('id').some((p) => n.id.startsWith(p))) return false;
+    if (filters.has('name') && !filters.values('name').some((p) => nodeName(n).startsWith(p))) return false;
+    if (filters.has('role') && !filters.values('role').includes(n.role)) return false;
+    if (filters.has('membership') && !filters.values('membership').includes('accepted')) return false;
+    if (filters.has('label') && !filters.matchKeyValues('label', n.description.engine.labels)) return false;
+    if (filters.has('node.label') && !filters.matchKeyValues('node.label', n.spec.labels)) return false;
+    return true;
+  });
+}
+
+/** A node by ID, then name, then ID prefix, as dockerd's getNode looks. */
+export async function findNode(state: ClusterState, input: string): Promise<NodeView> {
+  const exact = await state.node(input);
+  if (exact !== undefined) return (await viewsOf(state, [exact]))[0]!;
+  const all = await state.nodes();
+  for (const match of [(n: NodeRecord) => nodeName(n) === input, (n: NodeRecord) => n.id.startsWith(input)]) {
+    const found = all.filter((n) => match(n.value));
+    if (found.length > 1) throw new EngineError('notFound', `node ${input} is ambiguous (${found.length} matches found)`);
+    if (found.length === 1) return (await viewsOf(state, found))[0]!;
+  }
+  throw new EngineError('notFound', `node ${input} not found`);
+}
+
+export interface NodeSpecUpdate {
+  name: string;
+  labels: Record<string, string>;
+  role: NodeRole;
+  availability: Availability;
+}
+
+export function decodeNodeSpec(body: unknown): NodeSpecUpdate {
+  const w = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const role = typeof w.Role === 'string' ? w.Role : '';
+  const availability = typeof w.Availability === 'string' ? w.Availability : '';
+  if (role !== 'manager' && role !== 'worker') throw invalidParameter(`invalid Role: "${role}"`);
+  if (availability !== 'active' && availability !== 'pause' && availability !== 'drain') throw invalidParameter(`invalid Availability: "${availability}"`);
+  const labels: Record<string, string> = {};
+  for (const [k, v] of Object.entries((w.Labels ?? {}) as Record<string, unknown>)) if (typeof v === 'string') labels[k] = v;
+  return { name: typeof w.Name === 'string' ? w.Name : '', labels, role, availability };
+}
+
+/**
+ * Applies a node's new spec. A role change is the membership's to carry out (`changeRole`): it
+ * refuses what would leave no manager or lose quorum, and makes or unmakes the manager.
+ */
+export async function updateNode(state: ClusterState, id: string, version: number, spec: NodeSpecUpdate, changeRole: (node: NodeRecord, role: NodeRole) => Promise<void>): Promise<void> {
+  const { node } = await findNode(state, id);
+  if (spec.role !== node.value.spec.role) {
+    if (spec.role === 'worker') {
+      const managers = (await state.nodes()).filter((n) => n.value.role === 'manager' && n.value.id !== node.value.id);
+      if (managers.length === 0) throw failedPrecondition('attempting to demote the last manager of the swarm');
+    }
+    if (version === node.version) await changeRole(node.value, spec.role);
+  }
+  const fresh = spec.role === node.value.spec.role ? node : ((await state.node(node.value.id)) ?? node);
+  const next: NodeRecord = { ...fresh.value, updatedAt: formatRfc3339Nano(nowNanos()), spec: { ...spec } };
+  await state.putNode(version === node.version ? fresh.version : version, next);
+}
+
+export async function removeNode(state: ClusterState, id: string, force: boolean, endSession: (nodeId: string) => Promise<void>): Promise<void> {
+  const { node } = await findNode(state, id);
+  const n = node.value;
+  if (n.role === 'manager') throw failedPrecondition(`node ${n.id} is a cluster manager and is a member of the raft cluster. It must be demoted to worker before removal`);
+  if (!force && n.status.state !== 'down') throw failedPrecondition(`node ${n.id} is not down and can't be removed`);
+  await state.deleteNode(n.id, node.version);
+  await endSession(n.id);
+}
+
+async function viewsOf(state: ClusterState, nodes: Array<Versioned<NodeRecord>>): Promise<NodeView[]> {
+  const managers = nodes.some((n) => n.value.role === 'manager');
+  const [leader, sessions] = managers ? await Promise.all([state.leader(), state.sessions()]) : [undefined, new Map()];
+  return nodes.map((node) => (node.value.role !== 'manager' ? { node } : { node, manager: { leader: node.value.id === leader, reachability: sessions.has(node.value.id) ? 'reachable' : 'unreachable' } }));
+}

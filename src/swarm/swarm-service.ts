@@ -1,0 +1,354 @@
+// This node's part in a swarm: none, a manager's or a worker's, and the moves between them (init,
+// join, leave, a restart that resumes where the node was). The swarm's own calls go to the
+// manager of this node; on any other node they answer dockerd's 503s.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { EngineError, NOT_SWARM_MANAGER_MESSAGE, invalidParameter } from '../errors.js';
+import type { EventBus } from '../events/event-bus.js';
+import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
+import { Agent } from './agent/agent.js';
+import { CertificateIssuer, createRootCa, newCertificateRequest, tlsInfoOf, type NodeRole, type RootCa } from './ca/swarm-ca.js';
+import { caDigest, newJoinTokenSecret, parseJoinToken } from './ca/join-token.js';
+import type { ClusterRecord, NodeDescription, NodeRecord } from './cluster/records.js';
+import { initSpec, nodeCertExpiryMs } from './cluster/swarm-spec.js';
+import { newSwarmId } from './ids.js';
+import { LocalNode, type LocalNodeState, type NodeCertificates } from './local-node.js';
+import { Manager } from './manager/manager.js';
+import { remoteAddress, resolveAddresses } from './addresses.js';
+import { LocalStore } from './store/local-store.js';
+import { callManager, fetchRootCa } from './transport/cluster-client.js';
+import { CLUSTER_PATHS, type JoinResponse } from './transport/cluster-protocol.js';
+import { newUnlockKey, type SwarmView } from './manager/cluster-control.js';
+import { listNodes } from './manager/node-control.js';
+import { ClusterState } from './cluster/cluster-state.js';
+import { FilterArgs } from '../lib/filters.js';
+
+const WORKER_NOT_MANAGER_MESSAGE = "This node is not a swarm manager. Worker nodes can't be used to view or modify cluster state. Please run this command on a manager node or promote the current node to a manager.";
+const ALREADY_IN_SWARM_MESSAGE = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
+const JOIN_TIMEOUT_MESSAGE = 'Timeout was reached before node joined. The attempt to join the swarm will continue in the background. Use the "docker info" command to see the current swarm status of your node.';
+/** how long a join call waits before it answers and goes on in the background (dockerd's swarmConnectTimeout) */
+const JOIN_WAIT_MS = 20_000;
+const JOIN_RETRY_MS = 2000;
+const DEFAULT_DATA_PATH_PORT = 4789;
+
+export type LocalNodeStateName = 'inactive' | 'pending' | 'active' | 'error' | 'locked';
+
+export interface SwarmInfo {
+  nodeId: string;
+  nodeAddr: string;
+  localNodeState: LocalNodeStateName;
+  controlAvailable: boolean;
+  error: string;
+  remoteManagers: Array<{ nodeId: string; addr: string }> | null;
+  nodes?: number;
+  managers?: number;
+  /** the swarm, on a manager; null when it could not be read */
+  cluster?: Pick<SwarmView, 'cluster' | 'tlsInfo'> | null;
+}
+
+export interface SwarmServiceDeps {
+  dataRoot: string;
+  events: EventBus;
+  log: Logger;
+  describe: () => Promise<NodeDescription>;
+}
+
+type Mode =
+  | { kind: 'inactive' }
+  | { kind: 'pending'; state: Partial<LocalNodeState>; remotes: string[]; abort: AbortController }
+  | { kind: 'manager'; state: LocalNodeState; manager: Manager }
+  | { kind: 'worker'; state: LocalNodeState; agent: Agent };
+
+export class SwarmService {
+  private mode: Mode = { kind: 'inactive' };
+  private readonly local: LocalNode;
+  /** one init, join or leave at a time */
+  private busy: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: SwarmServiceDeps) {
+    this.local = new LocalNode(deps.dataRoot);
+  }
+
+  /** Resumes the swarm this node was in before berthd stopped. */
+  async load(): Promise<void> {
+    const saved = await this.local.load();
+    if (saved === undefined) return;
+    await this.become(saved.state, saved.certs);
+  }
+
+  async shutdown(): Promise<void> {
+    await this.stopMode();
+  }
+
+  /** The manager of this node, or dockerd's 503 for why there is none. */
+  manager(): Manager {
+    switch (this.mode.kind) {
+      case 'manager':
+        return this.mode.manager;
+      case 'worker':
+        throw new EngineError('unavailable', WORKER_NOT_MANAGER_MESSAGE);
+      default:
+        throw new EngineError('unavailable', NOT_SWARM_MANAGER_MESSAGE);
+    }
+  }
+
+  init(body: unknown): Promise<string> {
+    return this.exclusive(async () => {
+      if (this.mode.kind !== 'inactive') throw new EngineError('unavailable', ALREADY_IN_SWARM_MESSAGE);
+      const req = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      const spec = initSpec(req.Spec);
+      const addrs = await resolveAddresses(str(req.ListenAddr), str(req.AdvertiseAddr), str(req.DataPathAddr));
+      const dataPathPort = typeof req.DataPathPort === 'number' && req.DataPathPort !== 0 ? req.DataPathPort : DEFAULT_DATA_PATH_PORT;
+      if (dataPathPort < 1024 || dataPathPort > 49151) throw invalidParameter(`Datapath port ${dataPathPort} is out of range (1024-49151)`);
+      await this.local.clear();
+      const workDir = await this.local.ensureWorkDir();
+      const rootCa: RootCa = spec.ca.signingCaCert !== '' ? { certPem: spec.ca.signingCaCert, keyPem: spec.ca.signingCaKey } : await createRootCa(workDir);
+      spec.ca.signingCaKey = '';
+      const clusterId = newSwarmId();
+      const nodeId = newSwarmId();
+      const { keyPem, csrPem } = await newCertificateRequest(workDir);
+      const certPem = await new CertificateIssuer(rootCa, workDir).issue(csrPem, { nodeId, role: 'manager', clusterId }, nodeCertExpiryMs(spec));
+      const now = formatRfc3339Nano(nowNanos());
+      const cluster: ClusterRecord = {
+        id: clusterId,
+        createdAt: now,
+        updatedAt: now,
+        spec,
+        rootCa,
+        joinSecrets: { worker: newJoinTokenSecret(), manager: newJoinTokenSecret() },
+        unlockKey: spec.autoLockManagers ? newUnlockKey() : '',
+        dataPathPort,
+        defaultAddrPool: Array.isArray(req.DefaultAddrPool) && req.DefaultAddrPool.length > 0 ? (req.DefaultAddrPool as string[]) : null,
+        subnetSize: typeof req.SubnetSize === 'number' && req.SubnetSize !== 0 ? req.SubnetSize : 24,
+      };
+      const description = await this.deps.describe();
+      const node: NodeRecord = {
+        id: nodeId,
+        createdAt: now,
+        updatedAt: now,
+        spec: { name: '', labels: {}, role: 'manager', availability: 'active' },
+        role: 'manager',
+        description,
+        status: { state: 'unknown', message: '', addr: addrs.advertiseAddr.replace(/:\d+$/, '').replace(/^\[|\]$/g, '') },
+        managerAddr: addrs.advertiseAddr,
+      };
+      const store = await LocalStore.open(this.storeDir());
+      try {
+        await store.txn([], []);
+        await new ClusterState(store).create(cluster, node);
+      } finally {
+        await store.close();
+      }
+      const state: LocalNodeState = { nodeId, clusterId, role: 'manager', ...addrs, managers: [{ nodeId, addr: addrs.advertiseAddr }] };
+      const certs = { rootCaPem: rootCa.certPem, certPem, keyPem };
+      await this.local.saveCertificates(certs);
+      await this.local.saveState(state);
+      await this.become(state, certs);
+      this.deps.log.info({ nodeId, clusterId }, 'swarm: initialized');
+      return nodeId;
+    });
+  }
+
+  join(body: unknown): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.mode.kind !== 'inactive') throw new EngineError('unavailable', ALREADY_IN_SWARM_MESSAGE);
+      const req = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      const addrs = await resolveAddresses(str(req.ListenAddr), str(req.AdvertiseAddr), str(req.DataPathAddr)).catch((err: unknown) => {
+        // a join may leave the advertise address to what the manager sees
+        if (str(req.AdvertiseAddr) === '' && err instanceof EngineError && /system's IP address|multiple addresses/.test(err.message)) return undefined;
+        throw err;
+      });
+      const remotes = Array.isArray(req.RemoteAddrs) ? (req.RemoteAddrs as unknown[]).filter((r): r is string => typeof r === 'string' && r !== '') : [];
+      if (remotes.length === 0) throw invalidParameter('at least 1 RemoteAddr is required to join');
+      const token = parseJoinToken(str(req.JoinToken));
+      const abort = new AbortController();
+      this.mode = { kind: 'pending', state: { advertiseAddr: addrs?.advertiseAddr ?? '' }, remotes: remotes.map(remoteAddress), abort };
+      const attempt = this.attemptJoin(remotes.map(remoteAddress), str(req.JoinToken), token.caDigest, addrs, str(req.ListenAddr), abort.signal);
+      const outcome = await Promise.race([attempt.then(() => 'joined' as const), new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), JOIN_WAIT_MS).unref())]).catch((err: unknown) => {
+        if (this.mode.kind === 'pending') this.mode = { kind: 'inactive' };
+        throw err;
+      });
+      if (outcome === 'waiting') {
+        attempt.catch(() => undefined);
+        throw new EngineError('unavailable', JOIN_TIMEOUT_MESSAGE);
+      }
+    });
+  }
+
+  leave(force: boolean): Promise<void> {
+    return this.exclusive(async () => {
+      const mode = this.mode;
+      if (mode.kind === 'inactive') throw new EngineError('unavailable', 'This node is not part of a swarm');
+      if (mode.kind === 'manager' && !force) await this.refuseManagerLeave(mode.manager);
+      if (mode.kind === 'worker') await mode.agent.leave();
+      await this.stopMode();
+      await this.local.clear();
+      this.deps.log.info('swarm: left the swarm');
+    });
+  }
+
+  async info(): Promise<SwarmInfo> {
+    const mode = this.mode;
+    const none: SwarmInfo = { nodeId: '', nodeAddr: '', localNodeState: 'inactive', controlAvailable: false, error: '', remoteManagers: null };
+    switch (mode.kind) {
+      case 'inactive':
+        return none;
+      case 'pending':
+        return { ...none, nodeAddr: (mode.state.advertiseAddr ?? '').replace(/:\d+$/, ''), localNodeState: 'pending', remoteManagers: mode.remotes.map((addr) => ({ nodeId: '', addr })) };
+      case 'worker':
+        return { ...none, nodeId: mode.state.nodeId, nodeAddr: hostOf(mode.state.advertiseAddr), localNodeState: 'active', remoteManagers: mode.state.managers.map((m) => ({ nodeId: m.nodeId, addr: m.addr })) };
+      case 'manager': {
+        const info: SwarmInfo = { ...none, nodeId: mode.state.nodeId, nodeAddr: hostOf(mode.state.advertiseAddr), localNodeState: 'active', controlAvailable: true, cluster: null };
+        try {
+          const nodes = await mode.manager.state.nodes();
+          const managers = nodes.filter((n) => n.value.role === 'manager');
+          info.remoteManagers = managers.filter((n) => n.value.managerAddr !== undefined).map((n) => ({ nodeId: n.value.id, addr: n.value.managerAddr! }));
+          info.nodes = nodes.length;
+          info.managers = managers.length;
+          const cluster = await mode.manager.state.cluster();
+          info.cluster = { cluster, tlsInfo: tlsInfoOf(cluster.value.rootCa.certPem) };
+        } catch (err) {
+          info.error = (err as Error).message;
+        }
+        return info;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private async attemptJoin(remotes: string[], tokenText: string, digest: string, addrs: Awaited<ReturnType<typeof resolveAddresses>> | undefined, listenAddr: string, signal: AbortSignal): Promise<void> {
+    const workDir = await this.local.ensureWorkDir();
+    const { keyPem, csrPem } = await newCertificateRequest(workDir);
+    for (let round = 0; ; round++) {
+      for (const remote of remotes) {
+        signal.throwIfAborted();
+        let answer: JoinResponse;
+        let rootCaPem: string;
+        try {
+          rootCaPem = await fetchRootCa(remote, 5000);
+        } catch (err) {
+          this.deps.log.debug({ err, remote }, 'swarm: manager not reached for a join');
+          continue;
+        }
+        // the token names the CA to trust: a manager that shows another is not this swarm's
+        if (caDigest(rootCaPem) !== digest) throw new EngineError('system', `remote CA does not match fingerprint. Expected: ${base36ToHex(digest)}`);
+        try {
+          answer = await callManager<JoinResponse>(remote, CLUSTER_PATHS.join, { token: tokenText, csrPem, advertiseAddr: addrs?.advertiseAddr ?? '', listenAddr: addrs?.listenAddr ?? listenAddr, dataPathAddr: addrs?.dataPathAddr ?? '', description: await this.deps.describe() }, { rootCaPem });
+        } catch (err) {
+          if (err instanceof EngineError) throw err;
+          continue;
+        }
+        signal.throwIfAborted();
+        const advertiseAddr = addrs?.advertiseAddr ?? `${answer.observedAddr}:${listenPortOf(listenAddr)}`;
+        const state: LocalNodeState = {
+          nodeId: answer.nodeId,
+          clusterId: answer.clusterId,
+          role: answer.role,
+          listenAddr: addrs?.listenAddr ?? `0.0.0.0:${listenPortOf(listenAddr)}`,
+          advertiseAddr,
+          dataPathAddr: addrs?.dataPathAddr ?? answer.observedAddr,
+          managers: answer.managers,
+        };
+        const certs = { rootCaPem: answer.rootCaPem, certPem: answer.certPem, keyPem };
+        await this.local.saveCertificates(certs);
+        await this.local.saveState(state);
+        await this.become(state, certs);
+        this.deps.log.info({ nodeId: state.nodeId, role: state.role }, 'swarm: joined');
+        return;
+      }
+      await new Promise((r) => setTimeout(r, JOIN_RETRY_MS));
+    }
+  }
+
+  /** Starts this node's part: the manager (its store, its cluster port) or the worker's agent. */
+  private async become(state: LocalNodeState, certs: NodeCertificates): Promise<void> {
+    const workDir = await this.local.ensureWorkDir();
+    if (state.role === 'manager') {
+      const store = await LocalStore.open(this.storeDir());
+      const manager = new Manager({ store, local: state, certs, workDir, events: this.deps.events, log: this.deps.log });
+      await manager.start();
+      this.mode = { kind: 'manager', state, manager };
+      return;
+    }
+    const agent = new Agent({
+      state,
+      certs,
+      describe: this.deps.describe,
+      workDir,
+      log: this.deps.log,
+      save: async (s, c) => {
+        await this.local.saveCertificates(c);
+        await this.local.saveState(s);
+      },
+      onRoleChange: (role) => void this.roleChanged(role),
+    });
+    agent.start();
+    this.mode = { kind: 'worker', state, agent };
+  }
+
+  private async roleChanged(role: NodeRole | 'removed'): Promise<void> {
+    if (role === 'removed') {
+      this.deps.log.warn('swarm: this node was removed from the swarm');
+      await this.exclusive(async () => {
+        await this.stopMode();
+        await this.local.clear();
+      });
+      return;
+    }
+    this.deps.log.warn({ role }, 'swarm: role changes are not carried out yet');
+  }
+
+  private async stopMode(): Promise<void> {
+    const mode = this.mode;
+    this.mode = { kind: 'inactive' };
+    if (mode.kind === 'manager') await mode.manager.stop();
+    if (mode.kind === 'worker') await mode.agent.stop();
+    if (mode.kind === 'pending') mode.abort.abort();
+  }
+
+  /** dockerd's refusal to let a manager leave without --force, with its quorum arithmetic. */
+  private async refuseManagerLeave(manager: Manager): Promise<never> {
+    const prefix = 'You are attempting to leave the swarm on a node that is participating as a manager. ';
+    const suffix = 'The only way to restore a swarm that has lost consensus is to reinitialize it with `--force-new-cluster`. Use `--force` to suppress this message.';
+    const managers = await listNodes(manager.state, FilterArgs.empty())
+      .then((views) => views.filter((v) => v.manager !== undefined))
+      .catch(() => undefined);
+    if (managers === undefined) throw new EngineError('unavailable', `${prefix}Doing so may lose the consensus of your cluster. ${suffix}`);
+    const reachable = managers.filter((v) => v.manager!.reachability === 'reachable').length;
+    const unreachable = managers.length - reachable;
+    if (reachable - 1 > (reachable + unreachable) / 2) throw new EngineError('unavailable', `${prefix}${suffix}`);
+    if (reachable <= 1 && unreachable === 0) throw new EngineError('unavailable', `${prefix}Removing the last manager erases all current state of the swarm. Use \`--force\` to ignore this message. `);
+    throw new EngineError('unavailable', `${prefix}Removing this node leaves ${reachable - 1} managers out of ${reachable + unreachable}. Without a Raft quorum your swarm will be inaccessible. ${suffix}`);
+  }
+
+  private storeDir(): string {
+    return path.join(this.local.dir, 'store');
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.busy.then(fn, fn);
+    this.busy = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function hostOf(addr: string): string {
+  return addr.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+}
+
+function listenPortOf(listenAddr: string): number {
+  const m = /:(\d+)$/.exec(listenAddr);
+  return m === null ? 2377 : Number(m[1]);
+}
+
+/** A token's base-36 CA digest as the hex that swarmkit's error shows. */
+function base36ToHex(digest: string): string {
+  let n = 0n;
+  for (const ch of digest) n = n * 36n + BigInt(parseInt(ch, 36));
+  return n.toString(16).padStart(64, '0');
+}

@@ -1,0 +1,72 @@
+// The messages nodes and managers exchange on the cluster port (2377 by default), as JSON over
+// HTTPS with mutual TLS. Not swarmkit's gRPC: berth nodes form swarms with berth nodes only.
+import type { NodeRole } from '../ca/swarm-ca.js';
+import type { NodeDescription } from '../cluster/records.js';
+import type { ManagerAddress } from '../local-node.js';
+
+export const CLUSTER_PATHS = {
+  /** the root CA, to anyone: a joining node checks it against its token's digest */
+  rootCa: '/v1/ca',
+  /** a token and a certificate request: the node's identity */
+  join: '/v1/join',
+  /** a node's session: its heartbeats */
+  heartbeat: '/v1/heartbeat',
+  /** a node's new certificate, for its current identity */
+  renew: '/v1/renew',
+  /** a node leaving the swarm */
+  leave: '/v1/leave',
+  /** managers only: a new etcd member for a manager being made */
+  addMember: '/v1/members',
+} as const;
+
+export interface JoinRequest {
+  token: string;
+  csrPem: string;
+  /** host:port other nodes reach it at; empty: the address it connects from */
+  advertiseAddr: string;
+  listenAddr: string;
+  dataPathAddr: string;
+  description: NodeDescription;
+}
+
+export interface JoinResponse {
+  nodeId: string;
+  clusterId: string;
+  role: NodeRole;
+  certPem: string;
+  rootCaPem: string;
+  /** the address the manager saw it at, host only: what it advertises when it said nothing */
+  observedAddr: string;
+  managers: ManagerAddress[];
+  heartbeatPeriodMs: number;
+}
+
+export interface HeartbeatRequest {
+  /** host:port */
+  advertiseAddr: string;
+  description: NodeDescription;
+}
+
+export interface HeartbeatResponse {
+  heartbeatPeriodMs: number;
+  managers: ManagerAddress[];
+  /** the role the swarm gives the node now: a promotion or demotion reaches it here */
+  role: NodeRole;
+  /** the node was removed from the swarm */
+  removed: boolean;
+}
+
+export interface RenewRequest {
+  csrPem: string;
+}
+
+export interface RenewResponse {
+  certPem: string;
+  role: NodeRole;
+}
+
+/** An error's answer: its kind travels, so that a joining node reports it as the manager said it. */
+export interface ErrorBody {
+  message: string;
+  kind: string;
+}

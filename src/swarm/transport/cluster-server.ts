@@ -1,0 +1,122 @@
+// A manager's cluster port: HTTPS with the manager's node certificate, asking every client for
+// its certificate. Only the root CA and a join answer without one (a joining node has none yet;
+// its token vouches for it). Everything else needs a certificate from this swarm's CA, whose
+// subject names the caller (certificate identity, not what it says), and manager calls a
+// manager's certificate.
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import { EngineError } from '../../errors.js';
+import { certificateIdentity, type NodeIdentity } from '../ca/swarm-ca.js';
+import { CLUSTER_PATHS, type ErrorBody, type HeartbeatRequest, type HeartbeatResponse, type JoinRequest, type JoinResponse, type RenewRequest, type RenewResponse } from './cluster-protocol.js';
+
+const MAX_BODY_BYTES = 256 * 1024;
+
+export interface ClusterHandlers {
+  rootCaPem(): string;
+  join(req: JoinRequest, remoteHost: string): Promise<JoinResponse>;
+  heartbeat(node: NodeIdentity, req: HeartbeatRequest): Promise<HeartbeatResponse>;
+  renew(node: NodeIdentity, req: RenewRequest): Promise<RenewResponse>;
+  leave(node: NodeIdentity): Promise<void>;
+  /** managers only */
+  addMember(node: NodeIdentity, req: unknown): Promise<unknown>;
+}
+
+export interface ServerCredentials {
+  certPem: string;
+  keyPem: string;
+  rootCaPem: string;
+  clusterId: string;
+}
+
+type Access = 'anyone' | 'node' | 'manager';
+
+export class ClusterServer {
+  private constructor(
+    private readonly server: https.Server,
+    private clusterId: string,
+  ) {}
+
+  static async listen(host: string, port: number, creds: ServerCredentials, handlers: ClusterHandlers, log: Logger): Promise<ClusterServer> {
+    const server = https.createServer({ cert: creds.certPem, key: creds.keyPem, ca: creds.rootCaPem, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' });
+    const self = new ClusterServer(server, creds.clusterId);
+    const routes: Record<string, { access: Access; run: (node: NodeIdentity | undefined, body: unknown, req: IncomingMessage) => Promise<unknown> }> = {
+      [`GET ${CLUSTER_PATHS.rootCa}`]: { access: 'anyone', run: async () => ({ rootCaPem: handlers.rootCaPem() }) },
+      [`POST ${CLUSTER_PATHS.join}`]: { access: 'anyone', run: (_n, body, req) => handlers.join(body as JoinRequest, req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '') },
+      [`POST ${CLUSTER_PATHS.heartbeat}`]: { access: 'node', run: (n, body) => handlers.heartbeat(n!, body as HeartbeatRequest) },
+      [`POST ${CLUSTER_PATHS.renew}`]: { access: 'node', run: (n, body) => handlers.renew(n!, body as RenewRequest) },
+      [`POST ${CLUSTER_PATHS.leave}`]: { access: 'node', run: (n) => handlers.leave(n!) },
+      [`POST ${CLUSTER_PATHS.addMember}`]: { access: 'manager', run: (n, body) => handlers.addMember(n!, body) },
+    };
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      void (async () => {
+        try {
+          const route = routes[`${req.method} ${req.url}`];
+          if (route === undefined) throw new EngineError('notFound', `no such call: ${req.method} ${req.url}`);
+          const node = self.caller(req, route.access);
+          const body = await readJson(req);
+          reply(res, 200, (await route.run(node, body, req)) ?? {});
+        } catch (err) {
+          const kind = err instanceof EngineError ? err.kind : 'system';
+          if (!(err instanceof EngineError)) log.error({ err }, 'cluster call failed');
+          reply(res, 500, { message: (err as Error).message, kind } satisfies ErrorBody);
+        }
+      })();
+    });
+    // a client that goes away mid-handshake is no event
+    server.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return self;
+  }
+
+  /** New credentials for new connections: a renewed certificate, or another role's. */
+  updateCredentials(creds: ServerCredentials): void {
+    this.server.setSecureContext({ cert: creds.certPem, key: creds.keyPem, ca: creds.rootCaPem });
+    this.clusterId = creds.clusterId;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  /** Who calls, from its verified certificate; refused when the route asks for more. */
+  private caller(req: IncomingMessage, access: Access): NodeIdentity | undefined {
+    if (access === 'anyone') return undefined;
+    const socket = req.socket as TLSSocket;
+    const identity = socket.authorized ? certificateIdentity(socket.getPeerCertificate()) : undefined;
+    if (identity === undefined || identity.clusterId !== this.clusterId) throw new EngineError('unauthorized', 'a certificate of this swarm is required');
+    if (access === 'manager' && identity.role !== 'manager') throw new EngineError('forbidden', `Permission denied: ${identity.nodeId} is not a manager`);
+    return identity;
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new EngineError('invalidParameter', 'request too large');
+    chunks.push(chunk);
+  }
+  if (size === 0) return undefined;
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new EngineError('invalidParameter', 'malformed request');
+  }
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
