@@ -4,7 +4,7 @@
 // the digest against the CA a manager shows it before trusting it; the manager checks the secret
 // against the worker's and the manager's (a rotation changes the secret only).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { invalidParameter } from '../../errors.js';
+import { EngineError } from '../../errors.js';
 import { base36 } from '../ids.js';
 
 const PREFIX = 'SWMTKN';
@@ -34,9 +34,9 @@ export function formatJoinToken(token: JoinToken): string {
 /** Parses a token as swarmkit does, with its messages (the CLI shows them as the join's error). */
 export function parseJoinToken(text: string): JoinToken {
   const parts = text.split('-');
-  if (parts.length !== 4 || parts[0] !== PREFIX || parts[1] !== VERSION) throw invalidParameter('invalid join token');
+  if (parts.length !== 4 || parts[0] !== PREFIX || parts[1] !== VERSION) throw new EngineError('system', 'invalid join token');
   const [, , digest, secret] = parts as [string, string, string, string];
-  if (digest.length !== DIGEST_LENGTH || secret.length !== SECRET_LENGTH || !/^[0-9a-z]+$/.test(digest + secret)) throw invalidParameter('invalid join token');
+  if (digest.length !== DIGEST_LENGTH || secret.length !== SECRET_LENGTH || !/^[0-9a-z]+$/.test(digest + secret)) throw new EngineError('system', 'invalid join token');
   return { caDigest: digest, secret };
 }
 
