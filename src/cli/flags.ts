@@ -42,6 +42,7 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   metricsAddr: 'metricsAddr',
   logDriver: 'logDriver',
   logOpt: 'logOpts',
+  cgroupParent: 'cgroupParent',
 };
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
@@ -81,6 +82,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--metrics-addr <host:port>', 'Set default address and port to serve the metrics api on', defaults.metricsAddr)
     .option('--log-driver <driver>', 'Default driver for container logs', defaults.logDriver)
     .option('--log-opt <key=value>', 'Default log driver options for containers (repeatable)', repeatKeyValue, {})
+    .option('--cgroup-parent <cgroup>', 'Set parent cgroup for all containers', defaults.cgroupParent)
     .option('--validate', 'Validate daemon configuration and exit', false);
   program.parse(argv, { from: 'user' });
 

@@ -56,6 +56,8 @@ export interface DaemonConfig {
   /** the log driver and options of containers that name none (log-driver, log-opts) */
   logDriver: string;
   logOpts: Record<string, string>;
+  /** the parent cgroup of containers that name none (dockerd's cgroup-parent); /berth when empty */
+  cgroupParent: string;
 }
 
 export type ConfigField = keyof DaemonConfig;
@@ -99,6 +101,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'metricsAddr', fileKey: 'metrics-addr', type: 'string', reloadable: false },
   { field: 'logDriver', fileKey: 'log-driver', type: 'string', reloadable: false },
   { field: 'logOpts', fileKey: 'log-opts', type: 'record', reloadable: false },
+  { field: 'cgroupParent', fileKey: 'cgroup-parent', type: 'string', reloadable: false },
 ];
 
 export const DEFAULT_SOCKET = '/run/berth/berth.sock';
@@ -136,6 +139,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     metricsAddr: '',
     logDriver: 'json-file',
     logOpts: {},
+    cgroupParent: '',
   };
 }
 

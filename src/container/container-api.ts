@@ -32,6 +32,8 @@ export interface ContainerApiDeps extends ContainerViewDeps {
   dataRoot: string;
   metrics: ContainerMetrics;
   log: Logger;
+  /** the parent cgroup of containers that name none; the default's when undefined */
+  cgroupParent?: string;
 }
 
 export function containerApi(deps: ContainerApiDeps) {

@@ -33,6 +33,8 @@ export interface ContainerControlDeps {
   store: ContainerStore;
   events: ContainerEvents;
   limits: CreateLimits;
+  /** the parent cgroup of containers that name none; the default's when undefined */
+  cgroupParent?: string;
 }
 
 export function containerControl(deps: ContainerControlDeps) {
@@ -40,7 +42,7 @@ export function containerControl(deps: ContainerControlDeps) {
   /** The cgroup of the container's current run; undefined when it has no process. */
   const runningCgroup = (id: string): string | undefined => {
     const r = store.byId(id);
-    return r !== undefined && hasProcess(r.state.status) ? containerCgroupsPath(id, r.hostConfig) : undefined;
+    return r !== undefined && hasProcess(r.state.status) ? containerCgroupsPath(id, r.hostConfig, deps.cgroupParent) : undefined;
   };
 
   return {

@@ -49,6 +49,8 @@ export interface ContainerRunnerOptions {
   links: (record: ContainerRecord) => LinkedContainer[];
   networks: ContainerNetworks;
   volumes: Pick<ContainerVolumes, 'mountFor' | 'unmountFor'>;
+  /** the parent cgroup of containers that name none; the default's when undefined */
+  cgroupParent?: string;
 }
 
 export type { LostRun };
@@ -93,6 +95,7 @@ export class ContainerRunner {
         network: (wired as PromiseFulfilledResult<NetworkAttachment | undefined>).value,
         links,
         lookup: this.opts.lookup,
+        cgroupParent: this.opts.cgroupParent,
       });
       rmSync(bundle, { recursive: true, force: true });
       mkdirSync(bundle, { recursive: true, mode: 0o700 });

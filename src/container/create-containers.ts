@@ -50,6 +50,8 @@ export interface ContainersDeps {
   metrics: ContainerMetrics;
   /** the daemon's log-driver and log-opts, checked here as dockerd checks them at start */
   logConfig: { Type: string; Config: Record<string, string> };
+  /** the parent cgroup of containers that name none (cgroup-parent); the default's when empty */
+  cgroupParent?: string;
 }
 
 export async function createContainers(deps: ContainersDeps) {
@@ -61,7 +63,8 @@ export async function createContainers(deps: ContainersDeps) {
   const runs = new RunSignals();
   const { networks, volumes } = deps;
   const links = (record: ContainerRecord) => linkedContainers({ find: (ref) => store.find(ref), defaultBridgeAddress: (id) => defaultBridgeAddress(networks, id) }, record);
-  const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks, volumes, links });
+  const cgroupParent = deps.cgroupParent || undefined;
+  const runner = new ContainerRunner({ paths, rootfs, runc, runcPath, log, lookup: joinableContainers(store, paths), networks, volumes, links, cgroupParent });
   const processes = new ExecProcesses({ runc, runcPath, runcRoot: paths.runcRoot, socketDir: paths.socketDir, execsDir: paths.execsDir });
   const execs = new ExecService({ store, runs, events, runner, rootfs, processes, log });
   const drainLogs = (record: ContainerRecord, forwarder?: LogForwarder) => {
@@ -94,7 +97,7 @@ export async function createContainers(deps: ContainersDeps) {
   const archive = new ContainerArchive({ rootfs, store, events });
   const limits = daemonCreateLimits(mergeLogConfig(deps.logConfig));
   return {
-    api: containerApi({ ...viewDeps, service, store, events, archive, limits, dataRoot, metrics, log }),
+    api: containerApi({ ...viewDeps, service, store, events, archive, limits, dataRoot, metrics, log, cgroupParent }),
     execApi: execApi(execs),
     networkConnectApi: networkConnectApi(service, networks),
     commitApi: {

@@ -63,7 +63,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const networks = await createNetworks({ dataRoot, execRoot, events, log, settings: { iptables: config.iptables, bip: config.bip, bridge: config.bridge, dns: config.dns } });
     undo.push(() => networks.shutdown());
     const volumes = await createVolumes({ dataRoot, events, log, users: records.usage.volumeUsers, pluginsDir: config.pluginsDir });
-    const containers = await createContainers({ logConfig: { Type: config.logDriver, Config: config.logOpts }, dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: metrics.hooks });
+    const containers = await createContainers({ logConfig: { Type: config.logDriver, Config: config.logOpts }, cgroupParent: config.cgroupParent, dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: metrics.hooks });
     undo.push(() => containers.shutdown());
     const builds = createBuilds({ dataRoot, log, events, images: images.build, containers: containers.stepContainers });
     const swarm = await createSwarm({ dataRoot, events, log, engineLabels: config.labels, plugins: () => ({ log: containers.logDrivers, network: networks.drivers, volume: volumes.inventory.drivers() }) });

@@ -2,17 +2,18 @@
 // underlay is a Linux bridge (the "switch") alone in a namespace of its own; each node is a
 // namespace joined to it by a veth pair, with an address from a private test range on that link
 // only (on-link, no default route), and a berthd of its own in there: its own data root, exec root
-// (so its own runc root and conmon files) and socket, all under one folder of the swarm's.
+// (so its own runc root and conmon files) and socket, all under one folder of the swarm's, and its
+// own parent cgroup for its containers (/<the folder's name>/nK, removed at teardown).
 //
-// Shared between the nodes, because berthd has no flag for them yet: the container cgroup parent
-// (/berth), and the host's /etc/resolv.conf, plugin and certs.d folders, which berthd only reads.
+// Shared between the nodes: the host's /etc/resolv.conf, plugin and certs.d folders, which berthd
+// only reads.
 // The nodes share the test's mount namespace, so that their mounts stay visible to the sweep below.
 //
 // Teardown: close() stops each berthd, then sweeps what its containers left and removes the
 // namespaces, which takes the veths and the bridge with them. The same sweep runs when the test
 // process exits or is stopped by a signal, before the other helpers' clean-ups (which would delete
 // the runc state the sweep needs and unmount the namespaces it looks for).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Berthd } from './berthd.js';
@@ -106,6 +107,8 @@ export class SwarmNode {
   readonly socket: string;
   /** For the docker CLI (dockerCli's env): the node's socket, and a client config folder of its own. */
   readonly dockerEnv: { DOCKER_HOST: string; DOCKER_CONFIG: string };
+  /** the parent cgroup of its containers, in every hierarchy */
+  readonly cgroupParent: string;
   private current: Berthd | undefined;
   private readonly baseArgs: (node: SwarmNode) => string[];
   private args: string[] | undefined;
@@ -121,6 +124,7 @@ export class SwarmNode {
     this.execRoot = path.join(this.dir, 'exec');
     this.socket = path.join(this.dir, 'berth.sock');
     this.dockerEnv = { DOCKER_HOST: `unix://${this.socket}`, DOCKER_CONFIG: path.join(this.dir, 'docker-config') };
+    this.cgroupParent = `/${path.basename(folder)}/${this.name}`;
     this.baseArgs = args;
   }
 
@@ -148,7 +152,7 @@ export class SwarmNode {
   async start(opts: { args?: string[] } = {}): Promise<void> {
     if (this.running) throw new Error(`${this.name}: berthd is running already`);
     this.args = opts.args ?? this.args ?? this.baseArgs(this);
-    this.current = Berthd.spawn({ netns: this.netns, dataRoot: this.dataRoot, execRoot: this.execRoot, socket: this.socket, args: this.args });
+    this.current = Berthd.spawn({ netns: this.netns, dataRoot: this.dataRoot, execRoot: this.execRoot, socket: this.socket, args: ['--cgroup-parent', this.cgroupParent, ...this.args] });
     await this.current.waitReady();
   }
 
@@ -315,6 +319,12 @@ export class SwarmNodes {
     // namespace goes when nothing is left in it
     attempt(() => killAll(pidsIn(this.inodes)));
     for (const file of this.netnsFiles) attempt(() => removeTestNetns(file));
+    // the nodes' parent cgroups, empty once their containers are gone
+    for (const hierarchy of existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup') : []) {
+      const top = path.join('/sys/fs/cgroup', hierarchy, path.basename(this.folder));
+      for (const node of this.nodes) attempt(() => rmdirIfThere(path.join('/sys/fs/cgroup', hierarchy, node.cgroupParent)));
+      attempt(() => rmdirIfThere(top));
+    }
     attempt(() => rmSync(this.folder, { recursive: true, force: true }));
     if (errors.length > 0) throw errors[0];
   }
@@ -343,6 +353,10 @@ export async function startSwarmNodes(count: number, opts: SwarmNodesOptions = {
     throw err;
   }
   return swarm;
+}
+
+function rmdirIfThere(dir: string): void {
+  if (existsSync(dir)) rmdirSync(dir);
 }
 
 function sweepOpen(): void {

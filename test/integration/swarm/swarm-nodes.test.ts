@@ -58,10 +58,10 @@ function running(pid: number): boolean {
   }
 }
 
-/** The container's cgroup folders that exist, in every hierarchy (v1 and v2 alike). */
-function cgroupDirsOf(id: string): string[] {
+/** The cgroup folders of `relative` that exist, in every hierarchy (v1 and v2 alike). */
+function cgroupDirsOf(relative: string): string[] {
   const roots = ['/sys/fs/cgroup', ...readdirSync('/sys/fs/cgroup').map((c) => path.join('/sys/fs/cgroup', c))];
-  return roots.map((root) => path.join(root, 'berth', id)).filter((dir) => existsSync(dir));
+  return roots.map((root) => path.join(root, relative)).filter((dir) => existsSync(dir));
 }
 
 /**
@@ -187,7 +187,7 @@ describe('several berthd nodes on one machine', () => {
     const [id, containerPid] = (await n3.docker(['inspect', '-f', '{{.Id}} {{.State.Pid}}', 'survivor'])).stdout.trim().split(' ');
     survivor = { id, pid: Number(containerPid) };
     assert.ok(running(survivor.pid));
-    assert.notDeepEqual(cgroupDirsOf(id), []);
+    assert.notDeepEqual(cgroupDirsOf(path.join(n3.cgroupParent, id)), [], 'the container sits under its node\'s parent cgroup');
     // killed again, so that close() meets a container whose berthd is gone
     await n3.kill();
   });
@@ -197,7 +197,7 @@ describe('several berthd nodes on one machine', () => {
     await swarm.close();
     assert.deepEqual(swarm.remains(), { folder: [], mounts: [], netnsFiles: [], processes: [] });
     for (const pid of [...pids, survivor.pid]) assert.equal(running(pid), false, `pid ${pid} runs on`);
-    assert.deepEqual(cgroupDirsOf(survivor.id), []);
+    for (const n of swarm.nodes) assert.deepEqual(cgroupDirsOf(n.cgroupParent), [], `${n.name}'s parent cgroup`);
     assert.deepEqual(appeared(linksBefore, hostLinks()), []);
     assert.deepEqual(appeared(netnsBefore, runNetns()), []);
   });
