@@ -152,6 +152,14 @@ describe('the swarm CA', () => {
     }
   });
 
+  it('gives each of several requests made at once a CSR of its own key', async () => {
+    const requests = await Promise.all(Array.from({ length: 8 }, () => newCertificateRequest(scratch)));
+    for (const { keyPem, csrPem } of requests) {
+      const csrKey = createPublicKey(openssl(['req', '-noout', '-pubkey'], csrPem));
+      assert.equal(csrKey.export({ type: 'spki', format: 'der' }).toString('base64'), spkiBase64(keyPem));
+    }
+  });
+
   describe('in a TLS handshake on loopback, the CA pinned and swarm-manager as the server name', () => {
     async function connect(server: { certPem: string; keyPem: string }): Promise<tls.PeerCertificate> {
       const listener = tls.createServer({ cert: server.certPem, key: server.keyPem }, (socket) => socket.end());
