@@ -121,5 +121,8 @@ describe('the spec checks, at init and at update', () => {
       invalid(() => fn({ Dispatcher: { HeartbeatPeriod: -5 } }), 'rpc error: code = InvalidArgument desc = heartbeat time period cannot be a negative duration');
     });
 
+    it(`${call}: checks the certificate expiry before the heartbeat period, as validateClusterSpec`, () => {
+      invalid(() => fn({ CAConfig: { NodeCertExpiry: 1e9 }, Dispatcher: { HeartbeatPeriod: -5 } }), 'rpc error: code = InvalidArgument desc = minimum certificate expiry time is: 1h0m0s');
+    });
   }
 });
