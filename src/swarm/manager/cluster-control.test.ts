@@ -39,6 +39,13 @@ describe('parseVersion', () => {
     for (const text of [null, '', 'abc', '-1', '+1', ' 1', '1 ', '1.0', '0x10', '1_000']) invalidVersion('swarm', text, 'invalid syntax');
     invalidVersion('node', 'abc', 'invalid syntax');
   });
+
+  it('takes any version a uint64 holds (one beyond every revision), and refuses more as out of range', () => {
+    assert.ok(parseVersion('swarm', '9007199254740993') > Number.MAX_SAFE_INTEGER);
+    assert.ok(parseVersion('swarm', '18446744073709551615') > Number.MAX_SAFE_INTEGER);
+    invalidVersion('swarm', '18446744073709551616', 'value out of range');
+    invalidVersion('node', '99999999999999999999999', 'value out of range');
+  });
 });
 
 describe('newUnlockKey', () => {
