@@ -335,6 +335,19 @@ describe('removeNode', () => {
     });
   });
 
+  it("removes a worker that is not ready without force: swarmkit refuses only a ready one", async () => {
+    // one that joined and has not sent its first heartbeat yet, and one whose session was lost
+    const unknown = nodeRecord(id('ggg8'), { hostname: 'worker-4', state: 'unknown' });
+    const disconnected = nodeRecord(id('hhh9'), { hostname: 'worker-5', state: 'disconnected' });
+    await withNodes([...CLUSTER, unknown, disconnected], async (state) => {
+      const { ended, endSession } = sessions();
+      await removeNode(state, 'worker-4', false, endSession);
+      await removeNode(state, 'worker-5', false, endSession);
+      assert.deepEqual(ended, [unknown.id, disconnected.id]);
+      assert.deepEqual(await listed(state, {}), [M1, W1, W2]);
+    });
+  });
+
   it('says a node to remove is not found', async () => {
     await withNodes(CLUSTER, async (state) => {
       await rejectsWith(removeNode(state, 'zzz', true, sessions().endSession), 'notFound', 'node zzz not found');

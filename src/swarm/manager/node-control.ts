@@ -93,7 +93,8 @@ export async function removeNode(state: ClusterState, id: string, force: boolean
   const { node } = await findNode(state, id);
   const n = node.value;
   if (n.role === 'manager') throw failedPrecondition(`node ${n.id} is a cluster manager and is a member of the raft cluster. It must be demoted to worker before removal`);
-  if (!force && n.status.state !== 'down') throw failedPrecondition(`node ${n.id} is not down and can't be removed`);
+  // swarmkit refuses a ready node only: one still unknown or disconnected goes without force
+  if (!force && n.status.state === 'ready') throw failedPrecondition(`node ${n.id} is not down and can't be removed`);
   await state.deleteNode(n.id, node.version);
   await endSession(n.id);
 }
