@@ -216,8 +216,9 @@ describe('findNode', () => {
   it('refuses a name or ID prefix that matches several nodes', async () => {
     const twin = nodeRecord(id('eee6'), { hostname: 'worker-1' });
     await withNodes([...CLUSTER, twin], async (state) => {
-      await assert.rejects(findNode(state, 'worker-1'), { message: 'node worker-1 is ambiguous (2 matches found)' });
-      await assert.rejects(findNode(state, 'aa'), { message: 'node aa is ambiguous (2 matches found)' });
+      // dockerd's getNode: errdefs.InvalidParameter, a 400
+      await rejectsWith(findNode(state, 'worker-1'), 'invalidParameter', 'node worker-1 is ambiguous (2 matches found)');
+      await rejectsWith(findNode(state, 'aa'), 'invalidParameter', 'node aa is ambiguous (2 matches found)');
     });
   });
 

@@ -47,7 +47,7 @@ export async function findNode(state: ClusterState, input: string): Promise<Node
   const all = await state.nodes();
   for (const match of [(n: NodeRecord) => nodeName(n) === input, (n: NodeRecord) => n.id.startsWith(input)]) {
     const found = all.filter((n) => match(n.value));
-    if (found.length > 1) throw new EngineError('notFound', `node ${input} is ambiguous (${found.length} matches found)`);
+    if (found.length > 1) throw invalidParameter(`node ${input} is ambiguous (${found.length} matches found)`);
     if (found.length === 1) return (await viewsOf(state, found))[0]!;
   }
   throw new EngineError('notFound', `node ${input} not found`);
