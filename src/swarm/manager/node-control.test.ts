@@ -162,6 +162,19 @@ describe('listNodes', () => {
     });
   });
 
+  it('reads roles and memberships in any case and ignores empty ones, as dockerd (strings.ToUpper, then the enum)', async () => {
+    await withNodes(CLUSTER, async (state) => {
+      assert.deepEqual(await listed(state, { role: ['MANAGER'] }), [M1]);
+      assert.deepEqual(await listed(state, { role: ['Worker'] }), [W1, W2]);
+      assert.deepEqual(await listed(state, { role: [''] }), [M1, W1, W2]);
+      assert.deepEqual(await listed(state, { role: ['', 'manager'] }), [M1]);
+      assert.deepEqual(await listed(state, { membership: ['Accepted'] }), [M1, W1, W2]);
+      assert.deepEqual(await listed(state, { membership: ['PENDING'] }), []);
+      assert.deepEqual(await listed(state, { membership: [''] }), [M1, W1, W2]);
+      await rejectsWith(listNodes(state, filters({ role: ['Bogus'] })), 'invalidParameter', "Invalid role filter: 'Bogus'");
+    });
+  });
+
   it("filters `label` by the engine's labels and `node.label` by the spec's, a key or key=value", async () => {
     await withNodes(CLUSTER, async (state) => {
       assert.deepEqual(await listed(state, { label: ['zone'] }), [M1, W1]);

@@ -26,18 +26,32 @@ export function nodeName(node: NodeRecord): string {
 
 export async function listNodes(state: ClusterState, filters: FilterArgs): Promise<NodeView[]> {
   filters.validate(FILTERS);
-  for (const r of filters.values('role')) if (r !== 'manager' && r !== 'worker' && r !== '') throw invalidParameter(`Invalid role filter: '${r}'`);
-  for (const m of filters.values('membership')) if (m !== 'accepted' && m !== 'pending' && m !== '') throw invalidParameter(`Invalid membership filter: '${m}'`);
+  const roles = enumFilter(filters, 'role', ['manager', 'worker']);
+  const memberships = enumFilter(filters, 'membership', ['accepted', 'pending']);
   const views = await viewsOf(state, await state.nodes());
   return views.filter(({ node: { value: n } }) => {
     if (filters.has('id') && !filters.values('id').some((p) => n.id.startsWith(p))) return false;
     if (filters.has('name') && !filters.values('name').some((p) => nodeName(n).startsWith(p))) return false;
-    if (filters.has('role') && !filters.values('role').includes(n.role)) return false;
-    if (filters.has('membership') && !filters.values('membership').includes('accepted')) return false;
+    if (roles.length > 0 && !roles.includes(n.role)) return false;
+    if (memberships.length > 0 && !memberships.includes('accepted')) return false;
     if (filters.has('label') && !filters.matchKeyValues('label', n.description.engine.labels)) return false;
     if (filters.has('node.label') && !filters.matchKeyValues('node.label', n.spec.labels)) return false;
     return true;
   });
+}
+
+/**
+ * The values of a filter on one of swarmkit's enums, as newListNodesFilters reads them: in any case
+ * (it looks strings.ToUpper(v) up), an empty one ignored, another refused in its words.
+ */
+function enumFilter<T extends string>(filters: FilterArgs, key: 'role' | 'membership', names: readonly T[]): T[] {
+  const found: T[] = [];
+  for (const v of filters.values(key)) {
+    const name = names.find((n) => n.toUpperCase() === v.toUpperCase());
+    if (name !== undefined) found.push(name);
+    else if (v !== '') throw invalidParameter(`Invalid ${key} filter: '${v}'`);
+  }
+  return found;
 }
 
 /** A node by ID, then name, then ID prefix, as dockerd's getNode looks. */
