@@ -101,6 +101,11 @@ describe('decodeNodeSpec', () => {
     assert.deepEqual(decodeNodeSpec({ Role: 'manager', Availability: 'pause' }), { name: '', labels: {}, role: 'manager', availability: 'pause' });
   });
 
+  it('reads the role and availability in any case, as NodeSpecToGRPC (strings.ToUpper, then the enum)', () => {
+    assert.deepEqual(decodeNodeSpec({ Role: 'Manager', Availability: 'DRAIN' }), { name: '', labels: {}, role: 'manager', availability: 'drain' });
+    assert.deepEqual(decodeNodeSpec({ Role: 'WORKER', Availability: 'Pause' }), { name: '', labels: {}, role: 'worker', availability: 'pause' });
+  });
+
   it("refuses an unknown or missing role or availability, the role first, in dockerd's words", () => {
     throwsWith(() => decodeNodeSpec({ Role: 'bogus', Availability: 'active' }), 'invalidParameter', 'invalid Role: "bogus"');
     throwsWith(() => decodeNodeSpec({ Availability: 'active' }), 'invalidParameter', 'invalid Role: ""');

@@ -76,10 +76,13 @@ export interface NodeSpecUpdate {
 
 export function decodeNodeSpec(body: unknown): NodeSpecUpdate {
   const w = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const role = typeof w.Role === 'string' ? w.Role : '';
-  const availability = typeof w.Availability === 'string' ? w.Availability : '';
-  if (role !== 'manager' && role !== 'worker') throw invalidParameter(`invalid Role: "${role}"`);
-  if (availability !== 'active' && availability !== 'pause' && availability !== 'drain') throw invalidParameter(`invalid Availability: "${availability}"`);
+  const roleText = typeof w.Role === 'string' ? w.Role : '';
+  const availabilityText = typeof w.Availability === 'string' ? w.Availability : '';
+  // NodeSpecToGRPC looks strings.ToUpper(v) up in swarmkit's enums: any case will do
+  const role = (['manager', 'worker'] as const).find((r) => r.toUpperCase() === roleText.toUpperCase());
+  if (role === undefined) throw invalidParameter(`invalid Role: "${roleText}"`);
+  const availability = (['active', 'pause', 'drain'] as const).find((a) => a.toUpperCase() === availabilityText.toUpperCase());
+  if (availability === undefined) throw invalidParameter(`invalid Availability: "${availabilityText}"`);
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries((w.Labels ?? {}) as Record<string, unknown>)) if (typeof v === 'string') labels[k] = v;
   return { name: typeof w.Name === 'string' ? w.Name : '', labels, role, availability };
