@@ -231,6 +231,16 @@ describe('findNode', () => {
     });
   });
 
+  it("goes by the hostname, never the spec's name, for a name as for the name filter (swarmkit's name index)", async () => {
+    const renamed = nodeRecord(id('iii0'), { hostname: 'worker-6', specName: 'renamed' });
+    await withNodes([...CLUSTER, renamed], async (state) => {
+      assert.equal((await findNode(state, 'worker-6')).node.value.id, renamed.id);
+      await rejectsWith(findNode(state, 'renamed'), 'notFound', 'node renamed not found');
+      assert.deepEqual(await listed(state, { name: ['worker-6'] }), [renamed.id]);
+      assert.deepEqual(await listed(state, { name: ['renamed'] }), []);
+    });
+  });
+
   it('refuses a name or ID prefix that matches several nodes', async () => {
     const twin = nodeRecord(id('eee6'), { hostname: 'worker-1' });
     await withNodes([...CLUSTER, twin], async (state) => {

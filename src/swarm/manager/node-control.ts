@@ -20,10 +20,6 @@ function failedPrecondition(message: string): EngineError {
   return new EngineError('invalidParameter', `rpc error: code = FailedPrecondition desc = ${message}`);
 }
 
-export function nodeName(node: NodeRecord): string {
-  return node.spec.name || node.description.hostname;
-}
-
 export async function listNodes(state: ClusterState, filters: FilterArgs): Promise<NodeView[]> {
   filters.validate(FILTERS);
   const roles = enumFilter(filters, 'role', ['manager', 'worker']);
@@ -31,7 +27,8 @@ export async function listNodes(state: ClusterState, filters: FilterArgs): Promi
   const views = await viewsOf(state, await state.nodes());
   return views.filter(({ node: { value: n } }) => {
     if (filters.has('id') && !filters.values('id').some((p) => n.id.startsWith(p))) return false;
-    if (filters.has('name') && !filters.values('name').some((p) => nodeName(n).startsWith(p))) return false;
+    // swarmkit names nodes by their hostname (its name index), whatever the spec's Name
+    if (filters.has('name') && !filters.values('name').some((p) => n.description.hostname.startsWith(p))) return false;
     if (roles.length > 0 && !roles.includes(n.role)) return false;
     if (memberships.length > 0 && !memberships.includes('accepted')) return false;
     if (filters.has('label') && !filters.matchKeyValues('label', n.description.engine.labels)) return false;
@@ -54,12 +51,12 @@ function enumFilter<T extends string>(filters: FilterArgs, key: 'role' | 'member
   return found;
 }
 
-/** A node by ID, then name, then ID prefix, as dockerd's getNode looks. */
+/** A node by ID, then name (its hostname), then ID prefix, as dockerd's getNode looks. */
 export async function findNode(state: ClusterState, input: string): Promise<NodeView> {
   const exact = await state.node(input);
   if (exact !== undefined) return (await viewsOf(state, [exact]))[0]!;
   const all = await state.nodes();
-  for (const match of [(n: NodeRecord) => nodeName(n) === input, (n: NodeRecord) => n.id.startsWith(input)]) {
+  for (const match of [(n: NodeRecord) => n.description.hostname === input, (n: NodeRecord) => n.id.startsWith(input)]) {
     const found = all.filter((n) => match(n.value));
     if (found.length > 1) throw invalidParameter(`node ${input} is ambiguous (${found.length} matches found)`);
     if (found.length === 1) return (await viewsOf(state, found))[0]!;
