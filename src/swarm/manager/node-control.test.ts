@@ -192,6 +192,14 @@ describe('listNodes', () => {
     });
   });
 
+  it("asks only for the label's presence with `key=`, as swarmkit's filterMatchLabels (an empty value matches any)", async () => {
+    await withNodes(CLUSTER, async (state) => {
+      assert.deepEqual(await listed(state, { label: ['zone='] }), [M1, W1]);
+      assert.deepEqual(await listed(state, { 'node.label': ['tier='] }), [M1, W1]);
+      assert.deepEqual(await listed(state, { label: ['ssd=', 'zone=a'] }), [M1]);
+    });
+  });
+
   it('takes all the filters given together', async () => {
     await withNodes(CLUSTER, async (state) => {
       assert.deepEqual(await listed(state, { role: ['worker'], label: ['zone'] }), [W1]);

@@ -31,9 +31,23 @@ export async function listNodes(state: ClusterState, filters: FilterArgs): Promi
     if (filters.has('name') && !filters.values('name').some((p) => n.description.hostname.startsWith(p))) return false;
     if (roles.length > 0 && !roles.includes(n.role)) return false;
     if (memberships.length > 0 && !memberships.includes('accepted')) return false;
-    if (filters.has('label') && !filters.matchKeyValues('label', n.description.engine.labels)) return false;
-    if (filters.has('node.label') && !filters.matchKeyValues('node.label', n.spec.labels)) return false;
+    if (!matchLabels(filters, 'label', n.description.engine.labels)) return false;
+    if (!matchLabels(filters, 'node.label', n.spec.labels)) return false;
     return true;
+  });
+}
+
+/**
+ * swarmkit's label filter (filterMatchLabels over dockerd's ConvertKVStringsToMap): every `k` or
+ * `k=` asks for the label, every `k=v` for that value too. (Not FilterArgs.matchKeyValues, dockerd's
+ * MatchKVList elsewhere, for which `k=` asks for an empty value.)
+ */
+function matchLabels(filters: FilterArgs, key: 'label' | 'node.label', labels: Readonly<Record<string, string>>): boolean {
+  return filters.values(key).every((term) => {
+    const eq = term.indexOf('=');
+    const k = eq < 0 ? term : term.slice(0, eq);
+    const v = eq < 0 ? '' : term.slice(eq + 1);
+    return Object.hasOwn(labels, k) && (v === '' || labels[k] === v);
   });
 }
 
