@@ -3,7 +3,7 @@
 // ID as CN, its role as OU (swarm-manager or swarm-worker) and the cluster's ID as O, valid for the
 // spec's NodeCertExpiry. Managers' certificates name `swarm-manager` as a DNS name, so that a node
 // reaching any manager checks it against that name (swarmkit's ServerName), whatever its address.
-import { X509Certificate, generateKeyPair } from 'node:crypto';
+import { X509Certificate, generateKeyPair, randomBytes } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -49,7 +49,8 @@ export async function createRootCa(workDir: string): Promise<RootCa> {
 /** A key and a request for a node's certificate: what a joining node sends, keeping the key. */
 export async function newCertificateRequest(workDir: string): Promise<{ keyPem: string; csrPem: string }> {
   const keyPem = await newPrivateKey();
-  const keyFile = path.join(workDir, `request-${process.pid}-${Date.now()}.key`);
+  // a name of its own: requests made in the same millisecond must not share (and remove) one file
+  const keyFile = path.join(workDir, `request-${randomBytes(8).toString('hex')}.key`);
   await writeFile(keyFile, keyPem, { mode: 0o600 });
   try {
     return { keyPem, csrPem: await certificateRequest(keyFile) };

@@ -91,8 +91,9 @@ function decode(body: unknown): SwarmSpec {
 
 function check(spec: SwarmSpec): void {
   const invalid = (m: string) => new EngineError('invalidParameter', `rpc error: code = InvalidArgument desc = ${m}`);
-  if (spec.heartbeatPeriodNs < 0) throw invalid('heartbeat time period cannot be a negative duration');
+  // in validateClusterSpec's order: a spec wrong in both ways gets the expiry's message
   if (spec.ca.nodeCertExpiryNs !== 0 && spec.ca.nodeCertExpiryNs < HOUR_NS) throw invalid('minimum certificate expiry time is: 1h0m0s');
+  if (spec.heartbeatPeriodNs < 0) throw invalid('heartbeat time period cannot be a negative duration');
   if (spec.ca.externalCas.length > 0) throw new EngineError('notImplemented', 'external CAs are not supported by berth');
 }
 

@@ -28,10 +28,17 @@ export async function inspectSwarm(state: ClusterState): Promise<SwarmView> {
   return { cluster, tlsInfo: tlsInfoOf(cluster.value.rootCa.certPem), joinTokens: { worker: formatJoinToken({ caDigest: digest, secret: worker }), manager: formatJoinToken({ caDigest: digest, secret: manager }) } };
 }
 
-/** dockerd's parse of a `version` query (strconv.ParseUint's words). */
+const MAX_UINT64 = 0xffff_ffff_ffff_ffffn;
+
+/**
+ * dockerd's parse of a `version` query (strconv.ParseUint(v, 10, 64), in its words). Past 2^53 the
+ * number is inexact, but beyond every revision all the same: the update is out of sequence.
+ */
 export function parseVersion(kind: string, text: string | null): number {
   const v = text ?? '';
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw invalidParameter(`invalid ${kind} version '${v}': strconv.ParseUint: parsing "${v}": invalid syntax`);
+  const refuse = (reason: string) => invalidParameter(`invalid ${kind} version '${v}': strconv.ParseUint: parsing "${v}": ${reason}`);
+  if (!/^\d+$/.test(v)) throw refuse('invalid syntax');
+  if (BigInt(v) > MAX_UINT64) throw refuse('value out of range');
   return Number(v);
 }
 

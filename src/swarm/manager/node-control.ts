@@ -20,34 +20,59 @@ function failedPrecondition(message: string): EngineError {
   return new EngineError('invalidParameter', `rpc error: code = FailedPrecondition desc = ${message}`);
 }
 
-export function nodeName(node: NodeRecord): string {
-  return node.spec.name || node.description.hostname;
-}
-
 export async function listNodes(state: ClusterState, filters: FilterArgs): Promise<NodeView[]> {
   filters.validate(FILTERS);
-  for (const r of filters.values('role')) if (r !== 'manager' && r !== 'worker' && r !== '') throw invalidParameter(`Invalid role filter: '${r}'`);
-  for (const m of filters.values('membership')) if (m !== 'accepted' && m !== 'pending' && m !== '') throw invalidParameter(`Invalid membership filter: '${m}'`);
+  const roles = enumFilter(filters, 'role', ['manager', 'worker']);
+  const memberships = enumFilter(filters, 'membership', ['accepted', 'pending']);
   const views = await viewsOf(state, await state.nodes());
   return views.filter(({ node: { value: n } }) => {
     if (filters.has('id') && !filters.values('id').some((p) => n.id.startsWith(p))) return false;
-    if (filters.has('name') && !filters.values('name').some((p) => nodeName(n).startsWith(p))) return false;
-    if (filters.has('role') && !filters.values('role').includes(n.role)) return false;
-    if (filters.has('membership') && !filters.values('membership').includes('accepted')) return false;
-    if (filters.has('label') && !filters.matchKeyValues('label', n.description.engine.labels)) return false;
-    if (filters.has('node.label') && !filters.matchKeyValues('node.label', n.spec.labels)) return false;
+    // swarmkit names nodes by their hostname (its name index), whatever the spec's Name
+    if (filters.has('name') && !filters.values('name').some((p) => n.description.hostname.startsWith(p))) return false;
+    if (roles.length > 0 && !roles.includes(n.role)) return false;
+    if (memberships.length > 0 && !memberships.includes('accepted')) return false;
+    if (!matchLabels(filters, 'label', n.description.engine.labels)) return false;
+    if (!matchLabels(filters, 'node.label', n.spec.labels)) return false;
     return true;
   });
 }
 
-/** A node by ID, then name, then ID prefix, as dockerd's getNode looks. */
+/**
+ * swarmkit's label filter (filterMatchLabels over dockerd's ConvertKVStringsToMap): every `k` or
+ * `k=` asks for the label, every `k=v` for that value too. (Not FilterArgs.matchKeyValues, dockerd's
+ * MatchKVList elsewhere, for which `k=` asks for an empty value.)
+ */
+function matchLabels(filters: FilterArgs, key: 'label' | 'node.label', labels: Readonly<Record<string, string>>): boolean {
+  return filters.values(key).every((term) => {
+    const eq = term.indexOf('=');
+    const k = eq < 0 ? term : term.slice(0, eq);
+    const v = eq < 0 ? '' : term.slice(eq + 1);
+    return Object.hasOwn(labels, k) && (v === '' || labels[k] === v);
+  });
+}
+
+/**
+ * The values of a filter on one of swarmkit's enums, as newListNodesFilters reads them: in any case
+ * (it looks strings.ToUpper(v) up), an empty one ignored, another refused in its words.
+ */
+function enumFilter<T extends string>(filters: FilterArgs, key: 'role' | 'membership', names: readonly T[]): T[] {
+  const found: T[] = [];
+  for (const v of filters.values(key)) {
+    const name = names.find((n) => n.toUpperCase() === v.toUpperCase());
+    if (name !== undefined) found.push(name);
+    else if (v !== '') throw invalidParameter(`Invalid ${key} filter: '${v}'`);
+  }
+  return found;
+}
+
+/** A node by ID, then name (its hostname), then ID prefix, as dockerd's getNode looks. */
 export async function findNode(state: ClusterState, input: string): Promise<NodeView> {
   const exact = await state.node(input);
   if (exact !== undefined) return (await viewsOf(state, [exact]))[0]!;
   const all = await state.nodes();
-  for (const match of [(n: NodeRecord) => nodeName(n) === input, (n: NodeRecord) => n.id.startsWith(input)]) {
+  for (const match of [(n: NodeRecord) => n.description.hostname === input, (n: NodeRecord) => n.id.startsWith(input)]) {
     const found = all.filter((n) => match(n.value));
-    if (found.length > 1) throw new EngineError('notFound', `node ${input} is ambiguous (${found.length} matches found)`);
+    if (found.length > 1) throw invalidParameter(`node ${input} is ambiguous (${found.length} matches found)`);
     if (found.length === 1) return (await viewsOf(state, found))[0]!;
   }
   throw new EngineError('notFound', `node ${input} not found`);
@@ -62,10 +87,13 @@ export interface NodeSpecUpdate {
 
 export function decodeNodeSpec(body: unknown): NodeSpecUpdate {
   const w = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const role = typeof w.Role === 'string' ? w.Role : '';
-  const availability = typeof w.Availability === 'string' ? w.Availability : '';
-  if (role !== 'manager' && role !== 'worker') throw invalidParameter(`invalid Role: "${role}"`);
-  if (availability !== 'active' && availability !== 'pause' && availability !== 'drain') throw invalidParameter(`invalid Availability: "${availability}"`);
+  const roleText = typeof w.Role === 'string' ? w.Role : '';
+  const availabilityText = typeof w.Availability === 'string' ? w.Availability : '';
+  // NodeSpecToGRPC looks strings.ToUpper(v) up in swarmkit's enums: any case will do
+  const role = (['manager', 'worker'] as const).find((r) => r.toUpperCase() === roleText.toUpperCase());
+  if (role === undefined) throw invalidParameter(`invalid Role: "${roleText}"`);
+  const availability = (['active', 'pause', 'drain'] as const).find((a) => a.toUpperCase() === availabilityText.toUpperCase());
+  if (availability === undefined) throw invalidParameter(`invalid Availability: "${availabilityText}"`);
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries((w.Labels ?? {}) as Record<string, unknown>)) if (typeof v === 'string') labels[k] = v;
   return { name: typeof w.Name === 'string' ? w.Name : '', labels, role, availability };
@@ -93,7 +121,8 @@ export async function removeNode(state: ClusterState, id: string, force: boolean
   const { node } = await findNode(state, id);
   const n = node.value;
   if (n.role === 'manager') throw failedPrecondition(`node ${n.id} is a cluster manager and is a member of the raft cluster. It must be demoted to worker before removal`);
-  if (!force && n.status.state !== 'down') throw failedPrecondition(`node ${n.id} is not down and can't be removed`);
+  // swarmkit refuses a ready node only: one still unknown or disconnected goes without force
+  if (!force && n.status.state === 'ready') throw failedPrecondition(`node ${n.id} is not down and can't be removed`);
   await state.deleteNode(n.id, node.version);
   await endSession(n.id);
 }
