@@ -116,8 +116,8 @@ export class EtcdMember {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (await healthy(this.opts.clientUrl, tls)) return;
-      if (this.stopped) throw new EngineError('system', `etcd member ${this.opts.name} was stopped before it was healthy`);
       if (this.exits > 0) throw new EngineError('system', `etcd member ${this.opts.name} exited before it was healthy:\n${this.summary()}`);
+      if (this.stopped) throw new EngineError('system', `etcd member ${this.opts.name} was stopped before it was healthy`);
       if (Date.now() > deadline) throw new EngineError('system', `etcd member ${this.opts.name} was not healthy at ${this.opts.clientUrl} within ${timeoutMs} ms:\n${this.summary()}`);
       await new Promise((r) => setTimeout(r, HEALTH_POLL_MS));
     }
