@@ -1,10 +1,11 @@
 // EtcdMembership over real members (EtcdMember, test/helpers/etcd-members.ts), each manager on its
-// own loopback address: a cluster grown from one member to three by add and start-as-existing, a
-// member removed (it stops and stays stopped), a new leader after kill -9 of the old one, and a
+// own loopback address: a cluster grown from one member to three (each added as a learner, started
+// as 'existing', promoted), a join undone, a member removed (it stops and stays stopped), a new leader after kill -9 of the old one, and a
 // survivor without a quorum whose calls fail in the terms of etcdUnavailability.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TestManagers, type TestManager } from '../../../test/helpers/etcd-members.js';
+import { makeNodeCert } from '../../../test/helpers/tls.js';
 import { until } from '../../../test/helpers/until.js';
 import type { EtcdMember } from '../../runtime/etcd-member.js';
 import { EtcdMembership, etcdUnavailability } from './etcd-membership.js';
@@ -36,12 +37,13 @@ describe('EtcdMembership', () => {
     const { id, initialCluster } = await membership.add(name, m[name].peerUrl);
     members[name] = managers.member(m[name], initialCluster, 'existing');
     await members[name].start();
+    await membership.promote(id);
     return { id, initialCluster };
   };
 
   before(async () => {
     managers = new TestManagers();
-    for (const n of [1, 2, 3, 4]) m[`m${n}`] = await managers.manager(n);
+    for (const n of [1, 2, 3, 4, 5]) m[`m${n}`] = await managers.manager(n);
     members.m1 = managers.member(m.m1, `m1=${m.m1.peerUrl}`, 'new');
     await members.m1.start();
     membership = new EtcdMembership({ endpoints: [m.m1.clientUrl], tls: m.m1.clientTls });
@@ -51,28 +53,30 @@ describe('EtcdMembership', () => {
     await managers?.close();
   });
 
-  it('grows a cluster of one to three: each member added, then started to join it', async () => {
+  it('grows a cluster of one to three: each member added as a learner, started to join, then promoted', async () => {
     const s1 = store(['m1']);
     await s1.txn([], [{ put: { key: 'k', value: bytes('before') } }]);
     await s1.close();
 
     const { id, initialCluster } = await membership.add('m2', m.m2.peerUrl);
     assert.equal(sorted(initialCluster), sorted(`m1=${m.m1.peerUrl},m2=${m.m2.peerUrl}`));
-    // added, not yet started: no name, no client URL
+    // added as a learner, not yet started: no name, no client URL, and no change to the quorum
     assert.deepEqual(
       (await membership.list()).find((x) => x.id === id),
-      { id, name: '', peerUrls: [m.m2.peerUrl], clientUrls: [], started: false },
+      { id, name: '', peerUrls: [m.m2.peerUrl], clientUrls: [], started: false, learner: true },
     );
+    assert.notEqual(await membership.leader(), undefined);
     members.m2 = managers.member(m.m2, initialCluster, 'existing');
     await members.m2.start();
+    await membership.promote(id);
     // the next add waits out etcd's 5 s of connection to the new member
     const third = await join('m3');
     assert.equal(sorted(third.initialCluster), sorted(`m1=${m.m1.peerUrl},m2=${m.m2.peerUrl},m3=${m.m3.peerUrl}`));
 
     const list = await membership.list();
     assert.deepEqual(
-      list.map((x) => [x.name, x.peerUrls, x.clientUrls, x.started]).sort(),
-      ['m1', 'm2', 'm3'].map((n) => [n, [m[n].peerUrl], [m[n].clientUrl], true]),
+      list.map((x) => [x.name, x.peerUrls, x.clientUrls, x.started, x.learner]).sort(),
+      ['m1', 'm2', 'm3'].map((n) => [n, [m[n].peerUrl], [m[n].clientUrl], true, false]),
     );
     assert.ok(list.every((x) => /^\d+$/.test(x.id)));
     const s3 = store(['m3']);
@@ -81,6 +85,17 @@ describe('EtcdMembership', () => {
     } finally {
       await s3.close();
     }
+  });
+
+  it('takes back a join whose member cannot run: a worker certificate from the swarm CA is refused as a peer', async () => {
+    const { id, initialCluster } = await membership.add('m5', m.m5.peerUrl);
+    const worker = makeNodeCert(managers.fixtures, 'w5', 'worker', '127.0.0.5');
+    const refused = managers.member({ ...m.m5, certFile: worker.cert, keyFile: worker.key }, initialCluster, 'existing');
+    await assert.rejects(refused.start(), /exited before it was healthy[\s\S]*bad certificate/);
+    await refused.stop();
+    assert.match(members.m1.recentOutput, /"dns-names":\["swarm-worker","w5"\],"error":"client certificate authentication failed"/);
+    await membership.remove(id);
+    assert.deepEqual((await membership.list()).map((x) => x.name).sort(), ['m1', 'm2', 'm3']);
   });
 
   it('removes a member, which stops and is not started again', async () => {
