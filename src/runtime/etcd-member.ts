@@ -60,6 +60,13 @@ export interface EtcdMemberOptions {
   log: Logger;
 }
 
+/** the CA, and the manager's certificate and key as a client (PEM) */
+interface ClientTls {
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
+
 const OUTPUT_KEPT_BYTES = 64 * 1024;
 const RESTART_FIRST_MS = 100;
 const RESTART_MAX_MS = 5000;
@@ -104,7 +111,7 @@ export class EtcdMember {
     this.stopped = false;
     this.exits = 0;
     this.restartMs = RESTART_FIRST_MS;
-    let tls: Parameters<typeof healthy>[1];
+    let tls: ClientTls;
     try {
       tls = { ca: await readFile(this.opts.tls.ca), cert: await readFile(this.opts.tls.cert), key: await readFile(this.opts.tls.key) };
     } catch (err) {
@@ -202,7 +209,7 @@ export class EtcdMember {
 }
 
 /** Whether the member at `clientUrl` says it is healthy. */
-function healthy(clientUrl: string, tls: { ca: Buffer; cert: Buffer; key: Buffer }): Promise<boolean> {
+function healthy(clientUrl: string, tls: ClientTls): Promise<boolean> {
   return new Promise((resolve) => {
     const req = https.get(`${clientUrl}/health`, { ...tls, agent: false, timeout: 1000 }, (res) => {
       let body = '';
