@@ -41,6 +41,8 @@ run(bin('esbuild/bin/esbuild'), [
   '--outfile=dist/src/berthd.mjs',
   // only loaded for a terminal
   '--external:pino-pretty',
+  // loads its .proto files from beside its own code at run time
+  '--external:etcd3',
   // the CommonJS dependencies in an ES module bundle need a require
   "--banner:js=import { createRequire as berthCreateRequire } from 'node:module'; const require = berthCreateRequire(import.meta.url);",
 ]);

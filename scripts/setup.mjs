@@ -41,11 +41,16 @@ const runtimePackages = [
   // the build generates TypeScript from proto/ with it (scripts/build.mjs); the tests use it as
   // the independent oracle for berth's protobuf codecs (test/helpers/protoc.ts)
   { command: 'protoc', pkg: 'protobuf-compiler' },
+  // the swarm's CA: its root, nodes' certificate requests and certificates (src/runtime/openssl.ts)
+  { command: 'openssl', pkg: 'openssl' },
+  // etcd 3.4, the cluster store of a swarm with several managers: each manager runs a member of its
+  // own (src/runtime/etcd-member.ts); the package's own service is never started (see
+  // installDebianPackages)
+  { command: 'etcd', pkg: 'etcd-server' },
 ];
 const testPackages = [
   // the docker CLI, when the machine has none; its daemon is never started (see installDebianPackages)
   { command: 'docker', pkg: 'docker.io' },
-  { command: 'openssl', pkg: 'openssl' },
   // the static /bin/busybox the tests' offline busybox image is made of (test/helpers/busybox-image.ts);
   // checked by package, since Debian's dynamic busybox provides the same command
   { pkg: 'busybox-static' },
@@ -58,10 +63,6 @@ const testPackages = [
   // (test/helpers/test-journal.ts); berth reads a host's journal with journalctl (src/runtime/journal.ts),
   // which a host that runs journald has
   { command: 'journalctl', pkg: 'systemd' },
-  // etcd 3.4, the managers' cluster store: the tests of src/swarm/store/etcd-store.ts run one
-  // member of their own on loopback (test/helpers/etcd.ts); its service is never started (see
-  // installDebianPackages)
-  { command: 'etcd', pkg: 'etcd-server' },
   // the Prometheus project's text-format parser (its Python client), which reads berthd's /metrics
   // in the tests (test/helpers/prometheus-text.ts)
   { pkg: 'python3-prometheus-client' },

@@ -43,6 +43,8 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   logDriver: 'logDriver',
   logOpt: 'logOpts',
   cgroupParent: 'cgroupParent',
+  swarmEtcdClientPort: 'swarmEtcdClientPort',
+  swarmEtcdPeerPort: 'swarmEtcdPeerPort',
 };
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
@@ -83,6 +85,8 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--log-driver <driver>', 'Default driver for container logs', defaults.logDriver)
     .option('--log-opt <key=value>', 'Default log driver options for containers (repeatable)', repeatKeyValue, {})
     .option('--cgroup-parent <cgroup>', 'Set parent cgroup for all containers', defaults.cgroupParent)
+    .option('--swarm-etcd-client-port <port>', "A swarm manager's etcd member's client port, on 127.0.0.1", positiveInt, defaults.swarmEtcdClientPort)
+    .option('--swarm-etcd-peer-port <port>', "A swarm manager's etcd member's peer port, on its advertise address", positiveInt, defaults.swarmEtcdPeerPort)
     .option('--validate', 'Validate daemon configuration and exit', false);
   program.parse(argv, { from: 'user' });
 

@@ -58,6 +58,9 @@ export interface DaemonConfig {
   logOpts: Record<string, string>;
   /** the parent cgroup of containers that name none (dockerd's cgroup-parent); /berth when empty */
   cgroupParent: string;
+  /** a swarm manager's etcd member: its client port (on 127.0.0.1) and its peer port (on the advertise address) */
+  swarmEtcdClientPort: number;
+  swarmEtcdPeerPort: number;
 }
 
 export type ConfigField = keyof DaemonConfig;
@@ -102,6 +105,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'logDriver', fileKey: 'log-driver', type: 'string', reloadable: false },
   { field: 'logOpts', fileKey: 'log-opts', type: 'record', reloadable: false },
   { field: 'cgroupParent', fileKey: 'cgroup-parent', type: 'string', reloadable: false },
+  { field: 'swarmEtcdClientPort', fileKey: 'swarm-etcd-client-port', type: 'number', reloadable: false },
+  { field: 'swarmEtcdPeerPort', fileKey: 'swarm-etcd-peer-port', type: 'number', reloadable: false },
 ];
 
 export const DEFAULT_SOCKET = '/run/berth/berth.sock';
@@ -140,6 +145,8 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     logDriver: 'json-file',
     logOpts: {},
     cgroupParent: '',
+    swarmEtcdClientPort: 2379,
+    swarmEtcdPeerPort: 2380,
   };
 }
 

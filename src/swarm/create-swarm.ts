@@ -12,6 +12,7 @@ import type { NodeDescription } from './cluster/records.js';
 import { inspectSwarm, parseVersion, updateSwarm, type Rotations } from './manager/cluster-control.js';
 import { decodeNodeSpec, findNode, listNodes, removeNode, updateNode } from './manager/node-control.js';
 import { SwarmService } from './swarm-service.js';
+import type { EtcdPorts } from './manager-etcd.js';
 
 export interface SwarmDeps {
   dataRoot: string;
@@ -21,6 +22,8 @@ export interface SwarmDeps {
   engineLabels: readonly string[];
   /** the plugins each node's engine shows: log, network and volume drivers */
   plugins: () => { log: readonly string[]; network: readonly string[]; volume: readonly string[] };
+  /** a manager's etcd member's ports */
+  etcdPorts: EtcdPorts;
 }
 
 export async function createSwarm(deps: SwarmDeps) {
@@ -40,7 +43,7 @@ export async function createSwarm(deps: SwarmDeps) {
       engine: { engineVersion: BERTH_VERSION, labels, plugins },
     };
   };
-  const service = new SwarmService({ dataRoot: deps.dataRoot, events: deps.events, log: deps.log, describe });
+  const service = new SwarmService({ dataRoot: deps.dataRoot, events: deps.events, log: deps.log, describe, etcdPorts: deps.etcdPorts });
   await service.load();
   const state = () => service.manager().state;
   const rootTls = async () => tlsInfoOf((await state().cluster()).value.rootCa.certPem);
@@ -60,7 +63,7 @@ export async function createSwarm(deps: SwarmDeps) {
     inspectNode: async (id: string) => ({ node: await findNode(state(), id), tlsInfo: await rootTls() }),
     updateNode: async (id: string, version: string | null, body: unknown) => {
       const v = parseVersion('node', version);
-      await updateNode(state(), id, v, decodeNodeSpec(body), () => Promise.reject(new EngineError('notImplemented', 'changing a node\'s role is not supported yet')));
+      await updateNode(state(), id, v, decodeNodeSpec(body));
     },
     removeNode: (id: string, force: boolean) => removeNode(state(), id, force, (nodeId) => service.manager().endSession(nodeId)),
     requireManager: () => void service.manager(),

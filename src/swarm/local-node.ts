@@ -25,6 +25,20 @@ export interface LocalNodeState {
   advertiseAddr: string;
   dataPathAddr: string;
   managers: ManagerAddress[];
+  /** a manager's own etcd member, once the swarm has had a second manager; its LocalStore before */
+  etcd?: EtcdSettings;
+}
+
+export interface EtcdSettings {
+  /** https://127.0.0.1:PORT: only berthd on this node talks to its member */
+  clientUrl: string;
+  /** https://IP:PORT on the advertise address, for the other members */
+  peerUrl: string;
+  /** how the member first started (etcd ignores both once its data holds a member) */
+  initialCluster: string;
+  initialClusterState: 'new' | 'existing';
+  /** what the store's revisions read with (store-migration.ts) */
+  revisionOffset: number;
 }
 
 export interface NodeCertificates {
@@ -40,6 +54,21 @@ export class LocalNode {
   constructor(dataRoot: string) {
     this.dir = path.join(dataRoot, 'swarm');
     this.certDir = path.join(this.dir, 'certificates');
+  }
+
+  /** The certificate files, as etcd reads them. */
+  get certificateFiles(): { ca: string; cert: string; key: string } {
+    return { ca: path.join(this.certDir, 'swarm-root-ca.crt'), cert: path.join(this.certDir, 'swarm-node.crt'), key: path.join(this.certDir, 'swarm-node.key') };
+  }
+
+  /** A manager's etcd member's data. */
+  get etcdDir(): string {
+    return path.join(this.dir, 'etcd');
+  }
+
+  /** A single manager's LocalStore. */
+  get storeDir(): string {
+    return path.join(this.dir, 'store');
   }
 
   /** A private folder for files that pass through (keys openssl reads). */

@@ -1,7 +1,6 @@
 // This node's part in a swarm: none, a manager's or a worker's, and the moves between them (init,
 // join, leave, a restart that resumes where the node was). The swarm's own calls go to the
 // manager of this node; on any other node they answer dockerd's 503s.
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { EngineError, NOT_SWARM_MANAGER_MESSAGE, invalidParameter } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -16,8 +15,15 @@ import { LocalNode, type LocalNodeState, type NodeCertificates } from './local-n
 import { Manager } from './manager/manager.js';
 import { remoteAddress, resolveAddresses } from './addresses.js';
 import { LocalStore } from './store/local-store.js';
+import { OffsetStore } from './store/offset-store.js';
+import { moveToEtcd } from './store/store-migration.js';
+import type { ClusterStore } from './store/cluster-store.js';
+import type { EtcdMember } from '../runtime/etcd-member.js';
+import { clientUrlOf, foundingSettings, openManagerEtcd, peerUrlOf, type EtcdPorts } from './manager-etcd.js';
+import type { ManagerEtcd } from './manager/manager.js';
+import { rm } from 'node:fs/promises';
 import { callManager, fetchRootCa } from './transport/cluster-client.js';
-import { CLUSTER_PATHS, type JoinResponse } from './transport/cluster-protocol.js';
+import { CLUSTER_PATHS, type AddMemberResponse, type JoinResponse, type RenewResponse } from './transport/cluster-protocol.js';
 import { newUnlockKey, type SwarmView } from './manager/cluster-control.js';
 import { listNodes } from './manager/node-control.js';
 import { ClusterState } from './cluster/cluster-state.js';
@@ -51,12 +57,14 @@ export interface SwarmServiceDeps {
   events: EventBus;
   log: Logger;
   describe: () => Promise<NodeDescription>;
+  /** the ports of a manager's etcd member */
+  etcdPorts: EtcdPorts;
 }
 
 type Mode =
   | { kind: 'inactive' }
   | { kind: 'pending'; state: Partial<LocalNodeState>; remotes: string[]; abort: AbortController }
-  | { kind: 'manager'; state: LocalNodeState; manager: Manager }
+  | { kind: 'manager'; state: LocalNodeState; manager: Manager; member?: EtcdMember }
   | { kind: 'worker'; state: LocalNodeState; agent: Agent };
 
 export class SwarmService {
@@ -107,7 +115,7 @@ export class SwarmService {
       const clusterId = newSwarmId();
       const nodeId = newSwarmId();
       const { keyPem, csrPem } = await newCertificateRequest(workDir);
-      const certPem = await new CertificateIssuer(rootCa, workDir).issue(csrPem, { nodeId, role: 'manager', clusterId }, nodeCertExpiryMs(spec));
+      const certPem = await new CertificateIssuer(rootCa, workDir).issue(csrPem, { nodeId, role: 'manager', clusterId }, nodeCertExpiryMs(spec), [hostOf(addrs.advertiseAddr)]);
       const now = formatRfc3339Nano(nowNanos());
       const cluster: ClusterRecord = {
         id: clusterId,
@@ -132,7 +140,7 @@ export class SwarmService {
         status: { state: 'unknown', message: '', addr: addrs.advertiseAddr.replace(/:\d+$/, '').replace(/^\[|\]$/g, '') },
         managerAddr: addrs.advertiseAddr,
       };
-      const store = await LocalStore.open(this.storeDir());
+      const store = await LocalStore.open(this.local.storeDir);
       try {
         await store.txn([], []);
         await new ClusterState(store).create(cluster, node);
@@ -180,6 +188,7 @@ export class SwarmService {
       const mode = this.mode;
       if (mode.kind === 'inactive') throw new EngineError('unavailable', 'This node is not part of a swarm');
       if (mode.kind === 'manager' && !force) await this.refuseManagerLeave(mode.manager);
+      if (mode.kind === 'manager') await this.removeOwnMember(mode.manager);
       if (mode.kind === 'worker') await mode.agent.leave();
       await this.stopMode();
       await this.local.clear();
@@ -252,8 +261,11 @@ export class SwarmService {
         };
         const certs = { rootCaPem: answer.rootCaPem, certPem: answer.certPem, keyPem };
         await this.local.saveCertificates(certs);
-        await this.local.saveState(state);
-        await this.become(state, certs);
+        if (state.role === 'manager') await this.startNewManager(state, certs, remote);
+        else {
+          await this.local.saveState(state);
+          await this.become(state, certs);
+        }
         this.deps.log.info({ nodeId: state.nodeId, role: state.role }, 'swarm: joined');
         return;
       }
@@ -263,19 +275,12 @@ export class SwarmService {
 
   /** Starts this node's part: the manager (its store, its cluster port) or the worker's agent. */
   private async become(state: LocalNodeState, certs: NodeCertificates): Promise<void> {
-    const workDir = await this.local.ensureWorkDir();
-    if (state.role === 'manager') {
-      const store = await LocalStore.open(this.storeDir());
-      const manager = new Manager({ store, local: state, certs, workDir, events: this.deps.events, log: this.deps.log });
-      await manager.start();
-      this.mode = { kind: 'manager', state, manager };
-      return;
-    }
+    if (state.role === 'manager') return this.becomeManager(state, certs);
     const agent = new Agent({
       state,
       certs,
       describe: this.deps.describe,
-      workDir,
+      workDir: await this.local.ensureWorkDir(),
       log: this.deps.log,
       save: async (s, c) => {
         await this.local.saveCertificates(c);
@@ -287,6 +292,84 @@ export class SwarmService {
     this.mode = { kind: 'worker', state, agent };
   }
 
+  private async becomeManager(state: LocalNodeState, certs: NodeCertificates): Promise<void> {
+    const workDir = await this.local.ensureWorkDir();
+    let store: ClusterStore;
+    let etcd: ManagerEtcd | undefined;
+    let member: EtcdMember | undefined;
+    if (state.etcd !== undefined) {
+      // what a move to etcd left behind
+      await rm(this.local.storeDir, { recursive: true, force: true });
+      ({ store, etcd, member } = await openManagerEtcd(this.local, state, state.etcd, this.deps.log, false));
+    } else {
+      store = await LocalStore.open(this.local.storeDir);
+    }
+    const local = store;
+    const manager = new Manager({
+      store,
+      etcd,
+      local: state,
+      certs,
+      workDir,
+      events: this.deps.events,
+      log: this.deps.log,
+      moveToEtcd: () => this.moveToEtcd(state, local),
+      demoted: () => void this.demote(),
+    });
+    this.mode = { kind: 'manager', state, manager, member };
+    try {
+      await manager.start();
+    } catch (err) {
+      this.mode = { kind: 'inactive' };
+      await manager.stop().catch(() => undefined);
+      await member?.stop();
+      throw err;
+    }
+  }
+
+  /**
+   * The single manager's store moves into an etcd member of its own (a second manager comes): the
+   * member founded, the keys copied, and the node's state saying so, which is the move's commit.
+   */
+  private async moveToEtcd(state: LocalNodeState, from: ClusterStore): Promise<{ store: ClusterStore; etcd: ManagerEtcd }> {
+    const founding = foundingSettings(state, this.deps.etcdPorts);
+    await rm(this.local.etcdDir, { recursive: true, force: true });
+    const opened = await openManagerEtcd(this.local, state, { ...founding, revisionOffset: 0 }, this.deps.log, true);
+    try {
+      const revisionOffset = await moveToEtcd(from, opened.raw);
+      state.etcd = { ...founding, revisionOffset };
+      await this.local.saveState(state);
+      this.deps.log.info({ revisionOffset }, 'swarm: the store moved into etcd');
+      if (this.mode.kind === 'manager') this.mode.member = opened.member;
+      return { store: new OffsetStore(opened.raw, revisionOffset), etcd: { ...opened.etcd, revisionOffset } };
+    } catch (err) {
+      opened.etcd.membership.close();
+      await opened.raw.close();
+      await opened.member.stop();
+      delete state.etcd;
+      throw err;
+    }
+  }
+
+  /**
+   * A node the swarm makes a manager (a join with the manager's token, a promotion): a member of
+   * the managers' etcd asked of `via`, then the manager over it. The state is saved once the
+   * member is added, with its settings: a node never restarts as a manager without its store.
+   */
+  private async startNewManager(state: LocalNodeState, certs: NodeCertificates, via: string): Promise<void> {
+    const peerUrl = peerUrlOf(state, this.deps.etcdPorts);
+    const added = await callManager<AddMemberResponse>(via, CLUSTER_PATHS.addMember, { peerUrl }, certs, 60_000);
+    await rm(this.local.etcdDir, { recursive: true, force: true });
+    const managerState: LocalNodeState = {
+      ...state,
+      role: 'manager',
+      etcd: { clientUrl: clientUrlOf(this.deps.etcdPorts), peerUrl, initialCluster: added.initialCluster, initialClusterState: 'existing', revisionOffset: added.revisionOffset },
+    };
+    await this.local.saveState(managerState);
+    Object.assign(state, managerState);
+    await this.becomeManager(state, certs);
+  }
+
   private async roleChanged(role: NodeRole | 'removed'): Promise<void> {
     if (role === 'removed') {
       this.deps.log.warn('swarm: this node was removed from the swarm');
@@ -296,13 +379,89 @@ export class SwarmService {
       });
       return;
     }
-    this.deps.log.warn({ role }, 'swarm: role changes are not carried out yet');
+    if (role === 'manager') await this.promote();
+  }
+
+  /** The swarm made this worker a manager: a manager's certificate, then a member and a manager. */
+  private promote(): Promise<void> {
+    return this.exclusive(async () => {
+      const mode = this.mode;
+      if (mode.kind !== 'worker') return;
+      const { state } = mode;
+      let certs = (await this.local.load())?.certs;
+      if (certs === undefined) return;
+      await mode.agent.stop();
+      this.mode = { kind: 'inactive' };
+      try {
+        const renewed = await this.renewAtManagers(state, certs);
+        if (renewed.role !== 'manager') throw new Error('the swarm no longer asks for a manager');
+        certs = renewed.certs;
+        await this.local.saveCertificates(certs);
+        await this.startNewManager({ ...state, role: 'manager' }, certs, renewed.via);
+        this.deps.log.info('swarm: this node was promoted to a manager');
+      } catch (err) {
+        this.deps.log.warn({ err }, 'swarm: the promotion did not happen; the node stays a worker');
+        if (this.mode.kind === 'inactive') await this.become(state, certs);
+      }
+    });
+  }
+
+  /** The swarm made this manager a worker: its manager and member stop, a worker's certificate, then an agent. */
+  private demote(): Promise<void> {
+    return this.exclusive(async () => {
+      const mode = this.mode;
+      if (mode.kind !== 'manager') return;
+      const others = await mode.manager.managers().then((ms) => ms.filter((m) => m.nodeId !== mode.state.nodeId), () => mode.state.managers.filter((m) => m.nodeId !== mode.state.nodeId));
+      const certs = (await this.local.load())?.certs;
+      if (certs === undefined) return;
+      await this.stopMode();
+      await rm(this.local.etcdDir, { recursive: true, force: true });
+      const state: LocalNodeState = { ...mode.state, role: 'worker', managers: others, etcd: undefined };
+      const renewed = await this.renewAtManagers(state, certs).catch((err: unknown) => {
+        this.deps.log.warn({ err }, "swarm: no worker's certificate yet; the manager's serves until renewed");
+        return { certs, role: 'worker' as const, via: '' };
+      });
+      await this.local.saveCertificates(renewed.certs);
+      await this.local.saveState(state);
+      await this.become(state, renewed.certs);
+      this.deps.log.info('swarm: this node was demoted to a worker');
+    });
+  }
+
+  /** A certificate for the role the swarm gives the node now, from the first manager that answers. */
+  private async renewAtManagers(state: LocalNodeState, certs: NodeCertificates): Promise<{ certs: NodeCertificates; role: NodeRole; via: string }> {
+    const { keyPem, csrPem } = await newCertificateRequest(await this.local.ensureWorkDir());
+    let last: unknown = new Error('no manager known');
+    for (const m of state.managers) {
+      try {
+        const answer = await callManager<RenewResponse>(m.addr, CLUSTER_PATHS.renew, { csrPem }, certs);
+        return { certs: { ...certs, certPem: answer.certPem, keyPem }, role: answer.role, via: m.addr };
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last;
+  }
+
+  /** A manager that leaves takes its etcd member out first, so that the others keep their quorum. */
+  private async removeOwnMember(manager: Manager): Promise<void> {
+    const membership = manager.membership();
+    if (membership === undefined) return;
+    try {
+      const mine = (await membership.list()).find((m) => m.name === manager.nodeId);
+      if (mine !== undefined) await membership.remove(mine.id);
+    } catch (err) {
+      this.deps.log.warn({ err }, 'swarm: the etcd member of the manager that leaves was not removed');
+    }
   }
 
   private async stopMode(): Promise<void> {
     const mode = this.mode;
     this.mode = { kind: 'inactive' };
-    if (mode.kind === 'manager') await mode.manager.stop();
+    if (mode.kind === 'manager') {
+      await mode.manager.stop();
+      await mode.member?.stop();
+    }
     if (mode.kind === 'worker') await mode.agent.stop();
     if (mode.kind === 'pending') mode.abort.abort();
   }
@@ -320,10 +479,6 @@ export class SwarmService {
     if (reachable - 1 > (reachable + unreachable) / 2) throw new EngineError('unavailable', `${prefix}${suffix}`);
     if (reachable <= 1 && unreachable === 0) throw new EngineError('unavailable', `${prefix}Removing the last manager erases all current state of the swarm. Use \`--force\` to ignore this message. `);
     throw new EngineError('unavailable', `${prefix}Removing this node leaves ${reachable - 1} managers out of ${reachable + unreachable}. Without a Raft quorum your swarm will be inaccessible. ${suffix}`);
-  }
-
-  private storeDir(): string {
-    return path.join(this.local.dir, 'store');
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {

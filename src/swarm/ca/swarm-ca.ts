@@ -68,15 +68,19 @@ export class CertificateIssuer {
     private readonly workDir: string,
   ) {}
 
-  async issue(csrPem: string, identity: NodeIdentity, expiryMs: number): Promise<string> {
+  /**
+   * A manager's certificate names the addresses it serves its etcd member on (`managerIps`, with
+   * 127.0.0.1): etcd's peers and clients check the certificate against the address they dial.
+   */
+  async issue(csrPem: string, identity: NodeIdentity, expiryMs: number, managerIps: readonly string[] = []): Promise<string> {
     const files = await (this.files ??= this.writeFiles());
-    const names = identity.role === 'manager' ? [MANAGER_NAME, identity.nodeId, ROOT_CA_NAME] : [WORKER_NAME, identity.nodeId];
+    const names = identity.role === 'manager' ? [MANAGER_NAME, identity.nodeId, ROOT_CA_NAME].map((n) => `DNS:${n}`).concat([...new Set(['127.0.0.1', ...managerIps])].map((ip) => `IP:${ip}`)) : [WORKER_NAME, identity.nodeId].map((n) => `DNS:${n}`);
     return signCertificateRequest({
       csrPem,
       caCertFile: files.cert,
       caKeyFile: files.key,
       subject: `/O=${identity.clusterId}/OU=${roleName(identity.role)}/CN=${identity.nodeId}`,
-      extensions: ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth,clientAuth', `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`],
+      extensions: ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth,clientAuth', `subjectAltName=${names.join(',')}`],
       // openssl counts whole days; the renewal reads the certificate's own end
       days: Math.max(1, Math.ceil(expiryMs / DAY_MS)),
       workDir: this.workDir,

@@ -13,6 +13,9 @@ export const LEADER_KEY = '/leader';
 
 export const NO_LEADER_MESSAGE = "rpc error: code = Unknown desc = The swarm does not have a leader. It's possible that too few managers are online. Make sure more than half of the managers are online.";
 
+/** dockerd's words for a manager that cannot serve yet */
+export const MANAGER_NOT_READY_MESSAGE = 'This node is not a swarm manager. Manager is being prepared or has trouble connecting to the cluster.';
+
 export function updateOutOfSequence(): EngineError {
   return new EngineError('system', 'rpc error: code = Unknown desc = update out of sequence');
 }
@@ -23,7 +26,17 @@ export interface Versioned<T> {
 }
 
 export class ClusterState {
-  constructor(readonly store: ClusterStore) {}
+  private frozen = false;
+  private inFlight = 0;
+
+  /**
+   * `available`, when given, says at once whether the store can answer (an etcd member that knows
+   * no leader); without it a call would wait out etcd's own time limit before failing.
+   */
+  constructor(
+    readonly store: ClusterStore,
+    private readonly available?: () => Promise<boolean>,
+  ) {}
 
   async cluster(): Promise<Versioned<ClusterRecord>> {
     const kv = await this.call(() => this.store.get(CLUSTER_KEY));
@@ -107,12 +120,23 @@ export class ClusterState {
 
   /** A store call whose failure to answer is the swarm's loss of its leader. */
   async call<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.frozen) throw new EngineError('unavailable', MANAGER_NOT_READY_MESSAGE);
+    this.inFlight++;
     try {
+      if (this.available !== undefined && !(await this.available())) throw new Error('the store has no leader');
       return await fn();
     } catch (err) {
       if (err instanceof EngineError) throw err;
       throw new EngineError('system', NO_LEADER_MESSAGE, { cause: err });
+    } finally {
+      this.inFlight--;
     }
+  }
+
+  /** Refuses new calls and waits for those under way: the store is about to move. */
+  async freeze(): Promise<void> {
+    this.frozen = true;
+    while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
   }
 }
 

@@ -56,8 +56,8 @@ export interface NodeRecord {
   status: { state: NodeState; message: string; addr: string };
   /** a manager's cluster address (host:port) */
   managerAddr?: string;
-  /** a manager's etcd member, once it has one */
-  etcd?: { memberId: string; peerUrl: string; clientUrl: string };
+  /** the peer URL of a manager's etcd member, once it asked for one */
+  etcdPeerUrl?: string;
 }
 
 /** A node's session: present while the node's heartbeats reach a manager (the key lives on a lease). */

@@ -30,9 +30,14 @@ export class Leadership {
   }
 
   async start(): Promise<void> {
-    // a key this node held before a restart is its own to take back at once
-    const held = await this.state.store.get(LEADER_KEY);
-    if (held !== undefined && decode<{ nodeId: string }>(held.value).nodeId === this.nodeId) await this.state.store.txn([{ key: LEADER_KEY, modRevision: held.modRevision }], [{ delete: { key: LEADER_KEY } }]);
+    // a key this node held before a restart is its own to take back at once (a store without a
+    // quorum says nothing now: the key's lease runs out, and the watch below campaigns)
+    try {
+      const held = await this.state.store.get(LEADER_KEY);
+      if (held !== undefined && decode<{ nodeId: string }>(held.value).nodeId === this.nodeId) await this.state.store.txn([{ key: LEADER_KEY, modRevision: held.modRevision }], [{ delete: { key: LEADER_KEY } }]);
+    } catch (err) {
+      this.log.debug({ err }, 'swarm: leader key not read');
+    }
     this.watch = this.state.store.watch(LEADER_KEY, 0, (events) => {
       if (events.some((e) => e.type === 'delete')) this.campaign();
     });

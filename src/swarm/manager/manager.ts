@@ -1,83 +1,109 @@
-// A manager: the cluster store, the leader election, the dispatcher of nodes' sessions, the
-// cluster port, and on the leader the loops that only one manager may run (node liveness). The
+// A manager: the dispatcher of nodes' sessions and the cluster port, over the cluster store; the
+// leader election; on the leader the loops only one manager may run (node liveness, roles). The
 // manager is a node of its swarm too: it keeps its own session as any node does, directly.
+//
+// The store changes once in a swarm's life: a single manager's LocalStore moves to an etcd
+// member of its own when a second manager asks to be added (addMember). The cluster port goes on
+// serving through the move; the loops stop, and start again over the new store.
 import type { Logger } from 'pino';
 import { EngineError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { CertificateIssuer, type NodeIdentity } from '../ca/swarm-ca.js';
 import { caDigest, parseJoinToken, sameSecret } from '../ca/join-token.js';
-import { ClusterState } from '../cluster/cluster-state.js';
+import { ClusterState, MANAGER_NOT_READY_MESSAGE } from '../cluster/cluster-state.js';
 import type { NodeRecord } from '../cluster/records.js';
 import { heartbeatPeriodMs, nodeCertExpiryMs } from '../cluster/swarm-spec.js';
 import { newSwarmId } from '../ids.js';
 import type { LocalNodeState, ManagerAddress, NodeCertificates } from '../local-node.js';
 import type { ClusterStore, Watch } from '../store/cluster-store.js';
+import type { EtcdMembership } from '../store/etcd-membership.js';
 import { ClusterServer } from '../transport/cluster-server.js';
 import { splitHostPort } from '../transport/cluster-client.js';
-import type { HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, RenewRequest, RenewResponse } from '../transport/cluster-protocol.js';
+import type { AddMemberRequest, AddMemberResponse, HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, RenewRequest, RenewResponse } from '../transport/cluster-protocol.js';
 import { Dispatcher } from './dispatcher.js';
 import { Leadership } from './leadership.js';
 import { NodeLiveness } from './node-liveness.js';
 import { publishNodeEvents } from './node-events.js';
+import { RoleReconciler } from './role-reconciler.js';
+
+/** How long a check that the store has a leader holds: the no-leader answer comes at once, not after etcd's 7 s. */
+const LEADER_CHECK_TTL_MS = 1000;
+
+export interface ManagerEtcd {
+  membership: EtcdMembership;
+  /** what the store's revisions read with (store-migration.ts), for the members added */
+  revisionOffset: number;
+}
 
 export interface ManagerDeps {
   store: ClusterStore;
+  /** the manager's etcd, when its store is one */
+  etcd?: ManagerEtcd;
   local: LocalNodeState;
   certs: NodeCertificates;
   /** a private folder for the CA's files while it signs */
   workDir: string;
   events: EventBus;
   log: Logger;
+  /** moves the single manager's store into an etcd member of its own (a second manager comes) */
+  moveToEtcd: () => Promise<{ store: ClusterStore; etcd: ManagerEtcd }>;
+  /** the swarm made this manager a worker: the node stops being one */
+  demoted: () => void;
+}
+
+/** What runs over one store. */
+interface Loops {
+  state: ClusterState;
+  dispatcher: Dispatcher;
+  leadership: Leadership;
+  liveness: NodeLiveness;
+  roles: RoleReconciler;
+  watches: Watch[];
+  heartbeat: NodeJS.Timeout;
 }
 
 export class Manager {
-  readonly state: ClusterState;
-  private readonly leadership: Leadership;
-  private readonly dispatcher: Dispatcher;
-  private readonly liveness: NodeLiveness;
+  private loops: Loops | undefined;
+  private store: ClusterStore;
+  private etcd: ManagerEtcd | undefined;
   private server: ClusterServer | undefined;
-  private nodeEvents: Watch | undefined;
-  private heartbeatTimer: NodeJS.Timeout | undefined;
   private periodMs = 5000;
   private issuer: { pem: string; issuer: CertificateIssuer } | undefined;
+  /** one member added at a time: etcd refuses a second while the first has not started */
+  private adding: Promise<unknown> = Promise.resolve();
+  private leaderCheck: { at: number; ok: Promise<boolean> } | undefined;
 
   constructor(private readonly deps: ManagerDeps) {
-    this.state = new ClusterState(deps.store);
-    this.dispatcher = new Dispatcher(this.state, deps.local.nodeId, () => this.periodMs);
-    this.liveness = new NodeLiveness(this.state, () => this.periodMs, deps.log);
-    this.leadership = new Leadership(this.state, deps.local.nodeId, deps.log, (leading) => {
-      if (leading) this.liveness.start();
-      else void this.liveness.stop();
-    });
+    this.store = deps.store;
+    this.etcd = deps.etcd;
   }
 
   get nodeId(): string {
     return this.deps.local.nodeId;
   }
 
+  get state(): ClusterState {
+    if (this.loops === undefined) throw new EngineError('unavailable', MANAGER_NOT_READY_MESSAGE);
+    return this.loops.state;
+  }
+
   get isLeader(): boolean {
-    return this.leadership.isLeader;
+    return this.loops?.leadership.isLeader ?? false;
   }
 
   async start(): Promise<void> {
     const { local, certs, log } = this.deps;
-    this.periodMs = heartbeatPeriodMs((await this.state.cluster()).value.spec);
-    this.nodeEvents = publishNodeEvents(this.state, this.deps.events);
     const { host, port } = splitHostPort(local.listenAddr);
     this.server = await ClusterServer.listen(host, port, { ...certs, clusterId: local.clusterId }, this, log);
-    await this.leadership.start();
-    await this.beat();
-    this.heartbeatTimer = setInterval(() => void this.beat(), this.periodMs);
+    await this.startLoops();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.heartbeatTimer);
-    this.nodeEvents?.cancel();
-    await this.leadership.stop();
-    await this.liveness.stop();
+    await this.stopLoops();
     await this.server?.close();
-    await this.deps.store.close();
+    this.etcd?.membership.close();
+    await this.store.close();
   }
 
   /** The managers' cluster addresses, for nodes to fail over between. */
@@ -87,7 +113,12 @@ export class Manager {
 
   /** Ends a node's session at once (a worker that left, a node removed). */
   endSession(nodeId: string): Promise<void> {
-    return this.dispatcher.end(nodeId);
+    return this.state.call(() => this.loops!.dispatcher.end(nodeId));
+  }
+
+  /** The etcd members, for quorum arithmetic; undefined on a single manager's LocalStore. */
+  membership(): EtcdMembership | undefined {
+    return this.etcd?.membership;
   }
 
   // --- the cluster port's calls -------------------------------------------------------------
@@ -97,7 +128,8 @@ export class Manager {
   }
 
   async join(req: JoinRequest, remoteHost: string): Promise<JoinResponse> {
-    const cluster = (await this.state.cluster()).value;
+    const state = this.state;
+    const cluster = (await state.cluster()).value;
     const role = this.roleOfToken(typeof req?.token === 'string' ? req.token : '', cluster.rootCa.certPem, cluster.joinSecrets);
     if (typeof req.csrPem !== 'string' || typeof req.description !== 'object' || req.description === null) throw new EngineError('invalidParameter', 'rpc error: code = InvalidArgument desc = malformed join request');
     const advertiseHost = req.advertiseAddr ? splitHostPort(req.advertiseAddr).host : remoteHost;
@@ -113,38 +145,157 @@ export class Manager {
       status: { state: 'unknown', message: '', addr: advertiseHost },
       ...(role === 'manager' ? { managerAddr: req.advertiseAddr || `${remoteHost}:${splitHostPort(req.listenAddr).port}` } : {}),
     };
-    const certPem = await this.issue(req.csrPem, { nodeId, role, clusterId: cluster.id }, nodeCertExpiryMs(cluster.spec));
-    await this.state.putNode(0, node);
+    const certPem = await this.issue(req.csrPem, { nodeId, role, clusterId: cluster.id }, nodeCertExpiryMs(cluster.spec), [advertiseHost]);
+    await state.putNode(0, node);
     this.deps.log.info({ nodeId, role, addr: advertiseHost }, 'swarm: node joined');
     return { nodeId, clusterId: cluster.id, role, certPem, rootCaPem: cluster.rootCa.certPem, observedAddr: remoteHost, managers: await this.managers(), heartbeatPeriodMs: this.periodMs };
   }
 
   async heartbeat(caller: NodeIdentity, req: HeartbeatRequest): Promise<HeartbeatResponse> {
-    const node = await this.state.node(caller.nodeId);
+    const state = this.state;
+    const node = await state.node(caller.nodeId);
     if (node === undefined) return { heartbeatPeriodMs: this.periodMs, managers: [], role: caller.role, removed: true };
-    await this.dispatcher.heartbeat(caller.nodeId);
+    await state.call(() => this.loops!.dispatcher.heartbeat(caller.nodeId));
     const addr = req?.advertiseAddr ? splitHostPort(req.advertiseAddr).host : node.value.status.addr;
-    if (addr !== node.value.status.addr) await this.state.putNode(node.version, { ...node.value, status: { ...node.value.status, addr } }).catch(() => undefined);
-    return { heartbeatPeriodMs: this.periodMs, managers: await this.managers(), role: node.value.role, removed: false };
+    if (addr !== node.value.status.addr) await state.putNode(node.version, { ...node.value, status: { ...node.value.status, addr } }).catch(() => undefined);
+    // the role asked for: a promotion reaches the node here
+    return { heartbeatPeriodMs: this.periodMs, managers: await this.managers(), role: node.value.spec.role, removed: false };
   }
 
   async renew(caller: NodeIdentity, req: RenewRequest): Promise<RenewResponse> {
     const node = await this.state.node(caller.nodeId);
     if (node === undefined) throw new EngineError('notFound', `node ${caller.nodeId} not found`);
     const cluster = (await this.state.cluster()).value;
-    const role = node.value.role;
-    return { certPem: await this.issue(req.csrPem, { nodeId: caller.nodeId, role, clusterId: cluster.id }, nodeCertExpiryMs(cluster.spec)), role };
+    const role = node.value.spec.role;
+    return { certPem: await this.issue(req.csrPem, { nodeId: caller.nodeId, role, clusterId: cluster.id }, nodeCertExpiryMs(cluster.spec), [node.value.status.addr]), role };
   }
 
   async leave(caller: NodeIdentity): Promise<void> {
-    await this.dispatcher.end(caller.nodeId);
+    await this.state.call(() => this.loops!.dispatcher.end(caller.nodeId));
   }
 
-  addMember(): Promise<unknown> {
-    throw new EngineError('notImplemented', 'adding managers is not supported yet');
+  /**
+   * Adds an etcd member for a manager that joined or was promoted (its certificate says so),
+   * moving this single manager's store into etcd first when it has none.
+   */
+  addMember(caller: NodeIdentity, req: AddMemberRequest): Promise<AddMemberResponse> {
+    const run = this.adding.then(async () => {
+      if (typeof req?.peerUrl !== 'string' || !/^https:\/\/[^/]+:\d+$/.test(req.peerUrl)) throw new EngineError('invalidParameter', 'a peer URL https://IP:PORT is required');
+      const asked = await this.state.node(caller.nodeId);
+      if (asked === undefined) throw new EngineError('notFound', `node ${caller.nodeId} not found`);
+      if (asked.value.spec.role !== 'manager') throw new EngineError('forbidden', `node ${caller.nodeId} is not a manager`);
+      if (this.etcd === undefined) await this.moveToEtcd();
+      // read again: a move gives every key a new revision
+      const node = (await this.state.node(caller.nodeId))!;
+      // the record first: once a second member is added, the store waits for it to start
+      await this.state.putNode(node.version, { ...node.value, etcdPeerUrl: req.peerUrl });
+      const known = (await this.etcd!.membership.list()).find((m) => m.name === caller.nodeId || m.peerUrls.includes(req.peerUrl));
+      if (known !== undefined) await this.etcd!.membership.remove(known.id);
+      const { initialCluster } = await this.etcd!.membership.add(caller.nodeId, req.peerUrl);
+      this.deps.log.info({ nodeId: caller.nodeId, peerUrl: req.peerUrl }, 'swarm: etcd member added');
+      return { initialCluster, revisionOffset: this.etcd!.revisionOffset };
+    });
+    this.adding = run.catch(() => undefined);
+    return run;
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** The move: no write to the old store may come after the copy, or it would be lost. */
+  private async moveToEtcd(): Promise<void> {
+    const old = this.loops?.state;
+    await this.stopLoops();
+    await old?.freeze();
+    let moved;
+    try {
+      moved = await this.deps.moveToEtcd();
+    } catch (err) {
+      await this.startLoops();
+      throw err;
+    }
+    const oldStore = this.store;
+    this.store = moved.store;
+    this.etcd = moved.etcd;
+    await oldStore.close();
+    await this.startLoops();
+  }
+
+  private async startLoops(): Promise<void> {
+    const { local, log } = this.deps;
+    const membership = this.etcd?.membership;
+    const state = new ClusterState(this.store, membership === undefined ? undefined : () => this.hasLeader(membership));
+    try {
+      this.periodMs = heartbeatPeriodMs((await state.cluster()).value.spec);
+    } catch (err) {
+      log.warn({ err }, 'swarm: the cluster store does not answer yet');
+    }
+    const dispatcher = new Dispatcher(state, local.nodeId, () => this.periodMs);
+    const liveness = new NodeLiveness(state, () => this.periodMs, log);
+    const roles = new RoleReconciler(state, () => this.etcd?.membership, () => this.periodMs, log);
+    const leadership = new Leadership(state, local.nodeId, log, (leading) => {
+      if (leading) {
+        liveness.start();
+        roles.start();
+      } else {
+        void liveness.stop();
+        void roles.stop();
+      }
+    });
+    let claimed = false;
+    const beat = async () => {
+      await dispatcher.heartbeat(local.nodeId).catch((err: unknown) => log.debug({ err }, 'swarm: own heartbeat failed'));
+      // a new manager's member serves the store once promoted: until then, again each beat
+      if (!claimed) claimed = await this.claimManagerRecord(state);
+    };
+    const watches = [publishNodeEvents(state, this.deps.events), this.watchOwnRole(state)];
+    this.loops = { state, dispatcher, leadership, liveness, roles, watches, heartbeat: setInterval(() => void beat(), this.periodMs) };
+    await leadership.start();
+    await beat();
+  }
+
+  private async stopLoops(): Promise<void> {
+    const loops = this.loops;
+    if (loops === undefined) return;
+    this.loops = undefined;
+    clearInterval(loops.heartbeat);
+    for (const w of loops.watches) w.cancel();
+    await loops.leadership.stop();
+    await loops.liveness.stop();
+    await loops.roles.stop();
+  }
+
+  /** A promoted node's record says it manages, at this address, once its manager runs; whether it does. */
+  private async claimManagerRecord(state: ClusterState): Promise<boolean> {
+    try {
+      const mine = await state.node(this.nodeId);
+      if (mine === undefined) return false;
+      if (mine.value.role === 'worker' && mine.value.spec.role === 'worker') {
+        this.deps.demoted();
+        return true;
+      }
+      if (mine.value.role === 'manager' && mine.value.managerAddr === this.deps.local.advertiseAddr) return true;
+      await state.putNode(mine.version, { ...mine.value, role: 'manager', managerAddr: this.deps.local.advertiseAddr, updatedAt: formatRfc3339Nano(nowNanos()) });
+      return true;
+    } catch (err) {
+      this.deps.log.debug({ err }, 'swarm: manager record not claimed yet');
+      return false;
+    }
+  }
+
+  /** Tells the node when the swarm demotes it (the leader sets its role). */
+  private watchOwnRole(state: ClusterState): Watch {
+    return state.watchNodes(0, (now) => {
+      if (now?.id === this.nodeId && now.role === 'worker' && now.spec.role === 'worker') this.deps.demoted();
+    });
+  }
+
+  private hasLeader(membership: EtcdMembership): Promise<boolean> {
+    const now = Date.now();
+    if (this.leaderCheck === undefined || now - this.leaderCheck.at > LEADER_CHECK_TTL_MS) {
+      this.leaderCheck = { at: now, ok: membership.leader().then((l) => l !== undefined, () => false) };
+    }
+    return this.leaderCheck.ok;
+  }
 
   /** The role a token gives, checked as swarmkit checks it (its CA digest, then its secret). */
   private roleOfToken(token: string, rootCaPem: string, secrets: { worker: string; manager: string }): 'worker' | 'manager' {
@@ -161,14 +312,9 @@ export class Manager {
     throw invalid;
   }
 
-  private async issue(csrPem: string, identity: NodeIdentity, expiryMs: number): Promise<string> {
+  private async issue(csrPem: string, identity: NodeIdentity, expiryMs: number, ips: string[]): Promise<string> {
     const cluster = (await this.state.cluster()).value;
     if (this.issuer?.pem !== cluster.rootCa.certPem) this.issuer = { pem: cluster.rootCa.certPem, issuer: new CertificateIssuer(cluster.rootCa, this.deps.workDir) };
-    return this.issuer.issuer.issue(csrPem, identity, expiryMs);
-  }
-
-  /** This manager's own heartbeat: its session, as a node's. */
-  private async beat(): Promise<void> {
-    await this.dispatcher.heartbeat(this.nodeId).catch((err: unknown) => this.deps.log.debug({ err }, 'swarm: own heartbeat failed'));
+    return this.issuer.issuer.issue(csrPem, identity, expiryMs, ips);
   }
 }

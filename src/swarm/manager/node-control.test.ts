@@ -268,38 +268,23 @@ describe('findNode', () => {
 describe('updateNode', () => {
   const spec = (n: NodeRecord, change: Partial<NodeSpecUpdate> = {}): NodeSpecUpdate => ({ ...n.spec, ...change });
 
-  /** The membership's part of a role change, as it would do it: the node's role follows. */
-  function membership(state: ClusterState) {
-    const calls: Array<[string, NodeRole]> = [];
-    const changeRole = async (node: NodeRecord, role: NodeRole) => {
-      calls.push([node.id, role]);
-      const now = await state.node(node.id);
-      await state.putNode(now!.version, { ...now!.value, role });
-    };
-    return { calls, changeRole };
-  }
-
   it("replaces the node's spec at the version read", async () => {
     await withNodes(CLUSTER, async (state) => {
       const { node } = await findNode(state, W1);
-      const { calls, changeRole } = membership(state);
-      await updateNode(state, 'worker-1', node.version, spec(node.value, { labels: { x: 'y' }, availability: 'drain' }), changeRole);
+      await updateNode(state, 'worker-1', node.version, spec(node.value, { labels: { x: 'y' }, availability: 'drain' }));
       const now = (await state.node(W1))!;
       assert.ok(now.version > node.version);
       assert.deepEqual(now.value.spec, { name: '', labels: { x: 'y' }, role: 'worker', availability: 'drain' });
       assert.notEqual(now.value.updatedAt, AT);
-      assert.deepEqual(calls, []);
     });
   });
 
-  it("refuses a stale version with swarmkit's sequence conflict, and changes no role then", async () => {
+  it("refuses a stale version with swarmkit's sequence conflict", async () => {
     await withNodes(CLUSTER, async (state) => {
       const { node } = await findNode(state, W1);
-      const { calls, changeRole } = membership(state);
-      await updateNode(state, W1, node.version, spec(node.value, { labels: { a: '1' } }), changeRole);
-      await rejectsWith(updateNode(state, W1, node.version, spec(node.value, { labels: { a: '2' } }), changeRole), 'system', 'rpc error: code = Unknown desc = update out of sequence');
-      await rejectsWith(updateNode(state, W1, node.version, spec(node.value, { role: 'manager' }), changeRole), 'system', 'rpc error: code = Unknown desc = update out of sequence');
-      assert.deepEqual(calls, []);
+      await updateNode(state, W1, node.version, spec(node.value, { labels: { a: '1' } }));
+      await rejectsWith(updateNode(state, W1, node.version, spec(node.value, { labels: { a: '2' } })), 'system', 'rpc error: code = Unknown desc = update out of sequence');
+      await rejectsWith(updateNode(state, W1, node.version, spec(node.value, { role: 'manager' })), 'system', 'rpc error: code = Unknown desc = update out of sequence');
       assert.deepEqual((await state.node(W1))!.value.spec.labels, { a: '1' });
     });
   });
@@ -307,28 +292,33 @@ describe('updateNode', () => {
   it('refuses to demote the last manager, whatever the version', async () => {
     await withNodes(CLUSTER, async (state) => {
       const { node } = await findNode(state, M1);
-      const { calls, changeRole } = membership(state);
       const message = 'rpc error: code = FailedPrecondition desc = attempting to demote the last manager of the swarm';
-      await rejectsWith(updateNode(state, M1, node.version, spec(node.value, { role: 'worker' }), changeRole), 'invalidParameter', message);
-      await rejectsWith(updateNode(state, M1, node.version - 1, spec(node.value, { role: 'worker' }), changeRole), 'invalidParameter', message);
-      assert.deepEqual(calls, []);
+      await rejectsWith(updateNode(state, M1, node.version, spec(node.value, { role: 'worker' })), 'invalidParameter', message);
+      await rejectsWith(updateNode(state, M1, node.version - 1, spec(node.value, { role: 'worker' })), 'invalidParameter', message);
     });
   });
 
-  it('has the membership carry out a promotion or a demotion, then writes the spec', async () => {
+  it('refuses a demotion that leaves managers short of a quorum, counting those with a session', async () => {
     const m2 = nodeRecord(id('ccc4'), { hostname: 'manager-2', role: 'manager' });
-    await withNodes([...CLUSTER, m2], async (state) => {
-      const { calls, changeRole } = membership(state);
-      const m = (await state.node(m2.id))!;
-      await updateNode(state, m2.id, m.version, spec(m.value, { role: 'worker' }), changeRole);
+    const m3 = nodeRecord(id('ccc5'), { hostname: 'manager-3', role: 'manager' });
+    await withNodes([...CLUSTER, m2, m3], async (state) => {
+      // M1 and m2 are up, m3 is not: demoting M1 leaves m2 alone of two
+      await state.openSession({ nodeId: M1, managerId: M1 }, 60_000);
+      await state.openSession({ nodeId: m2.id, managerId: M1 }, 60_000);
+      const m = (await state.node(M1))!;
+      await rejectsWith(updateNode(state, M1, m.version, spec(m.value, { role: 'worker' })), 'invalidParameter', "rpc error: code = FailedPrecondition desc = can't remove member from the raft: this would result in a loss of quorum");
+      // demoting the one that is down leaves two of two
+      const down = (await state.node(m3.id))!;
+      await updateNode(state, m3.id, down.version, spec(down.value, { role: 'worker' }));
+      assert.deepEqual([(await state.node(m3.id))!.value.spec.role, (await state.node(m3.id))!.value.role], ['worker', 'manager']);
+    });
+  });
+
+  it('asks for a promotion in the spec only: the node carries it out', async () => {
+    await withNodes(CLUSTER, async (state) => {
       const w = (await state.node(W1))!;
-      await updateNode(state, W1, w.version, spec(w.value, { role: 'manager' }), changeRole);
-      assert.deepEqual(calls, [
-        [m2.id, 'worker'],
-        [W1, 'manager'],
-      ]);
-      assert.deepEqual([(await state.node(m2.id))!.value.spec.role, (await state.node(m2.id))!.value.role], ['worker', 'worker']);
-      assert.deepEqual([(await state.node(W1))!.value.spec.role, (await state.node(W1))!.value.role], ['manager', 'manager']);
+      await updateNode(state, W1, w.version, spec(w.value, { role: 'manager' }));
+      assert.deepEqual([(await state.node(W1))!.value.spec.role, (await state.node(W1))!.value.role], ['manager', 'worker']);
     });
   });
 });

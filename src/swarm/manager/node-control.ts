@@ -100,21 +100,21 @@ export function decodeNodeSpec(body: unknown): NodeSpecUpdate {
 }
 
 /**
- * Applies a node's new spec. A role change is the membership's to carry out (`changeRole`): it
- * refuses what would leave no manager or lose quorum, and makes or unmakes the manager.
+ * Applies a node's new spec at the version read. A role change is only asked for here: the leader
+ * demotes (role-reconciler.ts), the node promotes itself when its heartbeat tells it. A demotion
+ * is refused when it would leave no manager, or managers that could not reach a quorum (those
+ * with a session count as reachable, as swarmkit's raft counts its reachable members).
  */
-export async function updateNode(state: ClusterState, id: string, version: number, spec: NodeSpecUpdate, changeRole: (node: NodeRecord, role: NodeRole) => Promise<void>): Promise<void> {
+export async function updateNode(state: ClusterState, id: string, version: number, spec: NodeSpecUpdate): Promise<void> {
   const { node } = await findNode(state, id);
-  if (spec.role !== node.value.spec.role) {
-    if (spec.role === 'worker') {
-      const managers = (await state.nodes()).filter((n) => n.value.role === 'manager' && n.value.id !== node.value.id);
-      if (managers.length === 0) throw failedPrecondition('attempting to demote the last manager of the swarm');
-    }
-    if (version === node.version) await changeRole(node.value, spec.role);
+  if (spec.role === 'worker' && node.value.spec.role === 'manager') {
+    const others = (await state.nodes()).filter((n) => n.value.role === 'manager' && n.value.spec.role === 'manager' && n.value.id !== node.value.id);
+    if (others.length === 0) throw failedPrecondition('attempting to demote the last manager of the swarm');
+    const sessions = await state.sessions();
+    const reachable = others.filter((n) => sessions.has(n.value.id)).length;
+    if (reachable <= others.length / 2) throw failedPrecondition("can't remove member from the raft: this would result in a loss of quorum");
   }
-  const fresh = spec.role === node.value.spec.role ? node : ((await state.node(node.value.id)) ?? node);
-  const next: NodeRecord = { ...fresh.value, updatedAt: formatRfc3339Nano(nowNanos()), spec: { ...spec } };
-  await state.putNode(version === node.version ? fresh.version : version, next);
+  await state.putNode(version, { ...node.value, updatedAt: formatRfc3339Nano(nowNanos()), spec: { ...spec } });
 }
 
 export async function removeNode(state: ClusterState, id: string, force: boolean, endSession: (nodeId: string) => Promise<void>): Promise<void> {

@@ -65,6 +65,18 @@ export interface RenewResponse {
   role: NodeRole;
 }
 
+export interface AddMemberRequest {
+  /** https://IP:PORT where the new member will serve its peers */
+  peerUrl: string;
+}
+
+export interface AddMemberResponse {
+  /** name=peerURL,… to start the new member with, as 'existing' */
+  initialCluster: string;
+  /** what the store's revisions read with (store-migration.ts) */
+  revisionOffset: number;
+}
+
 /** An error's answer: its kind travels, so that a joining node reports it as the manager said it. */
 export interface ErrorBody {
   message: string;

@@ -9,7 +9,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { EngineError } from '../../errors.js';
 import { certificateIdentity, type NodeIdentity } from '../ca/swarm-ca.js';
-import { CLUSTER_PATHS, type ErrorBody, type HeartbeatRequest, type HeartbeatResponse, type JoinRequest, type JoinResponse, type RenewRequest, type RenewResponse } from './cluster-protocol.js';
+import { CLUSTER_PATHS, type AddMemberRequest, type AddMemberResponse, type ErrorBody, type HeartbeatRequest, type HeartbeatResponse, type JoinRequest, type JoinResponse, type RenewRequest, type RenewResponse } from './cluster-protocol.js';
 
 const MAX_BODY_BYTES = 256 * 1024;
 
@@ -20,7 +20,7 @@ export interface ClusterHandlers {
   renew(node: NodeIdentity, req: RenewRequest): Promise<RenewResponse>;
   leave(node: NodeIdentity): Promise<void>;
   /** managers only */
-  addMember(node: NodeIdentity, req: unknown): Promise<unknown>;
+  addMember(node: NodeIdentity, req: AddMemberRequest): Promise<AddMemberResponse>;
 }
 
 export interface ServerCredentials {
@@ -47,7 +47,7 @@ export class ClusterServer {
       [`POST ${CLUSTER_PATHS.heartbeat}`]: { access: 'node', run: (n, body) => handlers.heartbeat(n!, body as HeartbeatRequest) },
       [`POST ${CLUSTER_PATHS.renew}`]: { access: 'node', run: (n, body) => handlers.renew(n!, body as RenewRequest) },
       [`POST ${CLUSTER_PATHS.leave}`]: { access: 'node', run: (n) => handlers.leave(n!) },
-      [`POST ${CLUSTER_PATHS.addMember}`]: { access: 'manager', run: (n, body) => handlers.addMember(n!, body) },
+      [`POST ${CLUSTER_PATHS.addMember}`]: { access: 'manager', run: (n, body) => handlers.addMember(n!, body as AddMemberRequest) },
     };
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       void (async () => {
