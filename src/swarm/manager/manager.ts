@@ -241,11 +241,10 @@ export class Manager {
         void roles.stop();
       }
     });
-    let claimed = false;
     const beat = async () => {
       await dispatcher.heartbeat(local.nodeId).catch((err: unknown) => log.debug({ err }, 'swarm: own heartbeat failed'));
-      // a new manager's member serves the store once promoted: until then, again each beat
-      if (!claimed) claimed = await this.claimManagerRecord(state);
+      // each beat: a watch set up while the member was a learner, or resumed after a gap, misses what came meanwhile
+      await this.checkOwnRecord(state);
     };
     const watches = [publishNodeEvents(state, this.deps.events), this.watchOwnRole(state)];
     this.loops = { state, dispatcher, leadership, liveness, roles, watches, heartbeat: setInterval(() => void beat(), this.periodMs) };
@@ -264,21 +263,20 @@ export class Manager {
     await loops.roles.stop();
   }
 
-  /** A promoted node's record says it manages, at this address, once its manager runs; whether it does. */
-  private async claimManagerRecord(state: ClusterState): Promise<boolean> {
+  /**
+   * The node's own record: a promoted node's says it manages, at this address, once its manager
+   * runs (a new member serves the store once promoted: until then, again each beat); a demoted
+   * one's tells the node to stop managing.
+   */
+  private async checkOwnRecord(state: ClusterState): Promise<void> {
     try {
       const mine = await state.node(this.nodeId);
-      if (mine === undefined) return false;
-      if (mine.value.role === 'worker' && mine.value.spec.role === 'worker') {
-        this.deps.demoted();
-        return true;
-      }
-      if (mine.value.role === 'manager' && mine.value.managerAddr === this.deps.local.advertiseAddr) return true;
+      if (mine === undefined) return;
+      if (mine.value.role === 'worker' && mine.value.spec.role === 'worker') return this.deps.demoted();
+      if (mine.value.role === 'manager' && mine.value.managerAddr === this.deps.local.advertiseAddr) return;
       await state.putNode(mine.version, { ...mine.value, role: 'manager', managerAddr: this.deps.local.advertiseAddr, updatedAt: formatRfc3339Nano(nowNanos()) });
-      return true;
     } catch (err) {
-      this.deps.log.debug({ err }, 'swarm: manager record not claimed yet');
-      return false;
+      this.deps.log.debug({ err }, 'swarm: own record not read');
     }
   }
 

@@ -1,7 +1,7 @@
 // The leader's part in role changes (swarmkit's role manager): a node whose spec asks to be a
 // worker while it is a manager is made one in the store (the node, watching its own record, then
 // stops its manager), and the etcd members of nodes that are no managers are removed: a demoted
-// node's a heartbeat period after its demotion (time for it to stop its member itself), a
+// node's two heartbeat periods after its demotion (time for it to see it, once a period, and stop its member itself), a
 // vanished one's at once. A new manager's member, added as a learner, is promoted to a voter once
 // it runs. Promotions of nodes are the promoted node's to start (it asks for a member when its
 // heartbeat tells it). Runs on the leader only, each pass after a node changes and once a period.
@@ -72,7 +72,7 @@ export class RoleReconciler {
       }
       const since = demotedAt.get(member.name);
       // the next periodic pass comes back to it
-      if (since !== undefined && Date.now() - since < this.periodMs()) continue;
+      if (since !== undefined && Date.now() - since < 2 * this.periodMs()) continue;
       await membership.remove(member.id);
       this.log.info({ member: member.name || member.id }, 'swarm: etcd member removed');
     }
