@@ -2,20 +2,20 @@
 // Swarm and Node routes' backend (`api`), and the Swarm section of /info (`info`).
 import os from 'node:os';
 import type { Logger } from 'pino';
-import { EngineError } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { FilterArgs } from '../lib/filters.js';
 import { readHostFacts } from '../system/host-facts.js';
 import { BERTH_VERSION } from '../version.js';
 import { tlsInfoOf } from './ca/swarm-ca.js';
 import type { NodeDescription } from './cluster/records.js';
-import { inspectSwarm, parseVersion, updateSwarm, type Rotations } from './manager/cluster-control.js';
+import { inspectSwarm, parseVersion, unlockKeyOf, updateSwarm, type Rotations } from './manager/cluster-control.js';
 import { decodeNodeSpec, findNode, listNodes, removeNode, updateNode } from './manager/node-control.js';
 import { SwarmService } from './swarm-service.js';
 import type { EtcdPorts } from './manager-etcd.js';
 
 export interface SwarmDeps {
   dataRoot: string;
+  execRoot: string;
   events: EventBus;
   log: Logger;
   /** the daemon's labels (key=value), which nodes show as their engine's */
@@ -43,7 +43,7 @@ export async function createSwarm(deps: SwarmDeps) {
       engine: { engineVersion: BERTH_VERSION, labels, plugins },
     };
   };
-  const service = new SwarmService({ dataRoot: deps.dataRoot, events: deps.events, log: deps.log, describe, etcdPorts: deps.etcdPorts });
+  const service = new SwarmService({ dataRoot: deps.dataRoot, execRoot: deps.execRoot, events: deps.events, log: deps.log, describe, etcdPorts: deps.etcdPorts });
   await service.load();
   const state = () => service.manager().state;
   const rootTls = async () => tlsInfoOf((await state().cluster()).value.rootCa.certPem);
@@ -53,12 +53,9 @@ export async function createSwarm(deps: SwarmDeps) {
     join: (body: unknown) => service.join(body),
     leave: (force: boolean) => service.leave(force),
     inspect: () => inspectSwarm(state()),
-    update: async (version: string | null, body: unknown, rotate: Rotations) => updateSwarm(state(), parseVersion('swarm', version), body, rotate),
-    unlockKey: async () => (await state().cluster()).value.unlockKey,
-    unlock: async () => {
-      service.manager();
-      throw new EngineError('conflict', 'swarm is not locked');
-    },
+    update: async (version: string | null, body: unknown, rotate: Rotations) => updateSwarm(state(), parseVersion('swarm', version), body, rotate, service.manager().dataKey),
+    unlockKey: async () => unlockKeyOf(state(), service.manager().dataKey),
+    unlock: (body: unknown) => service.unlock(body),
     listNodes: async (filters: FilterArgs) => ({ nodes: await listNodes(state(), filters), tlsInfo: await rootTls() }),
     inspectNode: async (id: string) => ({ node: await findNode(state(), id), tlsInfo: await rootTls() }),
     updateNode: async (id: string, version: string | null, body: unknown) => {

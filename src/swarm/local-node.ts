@@ -47,18 +47,43 @@ export interface NodeCertificates {
   keyPem: string;
 }
 
+/** What a node keeps on disk: under autolock a manager's key and data key are sealed (ca/sealing.ts). */
+export interface StoredNode {
+  state: LocalNodeState;
+  /** keyPem as on disk: a PEM, or a sealed block */
+  certs: NodeCertificates;
+  /** a manager's data key as on disk: base64, or a sealed block */
+  dataKey?: string;
+}
+
 export class LocalNode {
   readonly dir: string;
   private readonly certDir: string;
+  private readonly runDir: string;
 
-  constructor(dataRoot: string) {
+  constructor(dataRoot: string, execRoot: string) {
     this.dir = path.join(dataRoot, 'swarm');
     this.certDir = path.join(this.dir, 'certificates');
+    this.runDir = path.join(execRoot, 'swarm');
   }
 
-  /** The certificate files, as etcd reads them. */
+  /**
+   * The certificate files as a manager's etcd member reads them: its key from a copy under the
+   * exec root (a tmpfs, /run), written while the manager runs, since the one in the data root
+   * may be sealed.
+   */
   get certificateFiles(): { ca: string; cert: string; key: string } {
-    return { ca: path.join(this.certDir, 'swarm-root-ca.crt'), cert: path.join(this.certDir, 'swarm-node.crt'), key: path.join(this.certDir, 'swarm-node.key') };
+    return { ca: path.join(this.certDir, 'swarm-root-ca.crt'), cert: path.join(this.certDir, 'swarm-node.crt'), key: path.join(this.runDir, 'swarm-node.key') };
+  }
+
+  /** Gone while the manager does not run: under autolock the key is then only sealed. */
+  async removeRuntimeKey(): Promise<void> {
+    await rm(path.join(this.runDir, 'swarm-node.key'), { force: true });
+  }
+
+  async writeRuntimeKey(keyPem: string): Promise<void> {
+    await mkdir(this.runDir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(path.join(this.runDir, 'swarm-node.key'), keyPem, 0o600);
   }
 
   /** A manager's etcd member's data. */
@@ -76,19 +101,30 @@ export class LocalNode {
     return path.join(this.dir, 'work');
   }
 
-  async load(): Promise<{ state: LocalNodeState; certs: NodeCertificates } | undefined> {
+  async load(): Promise<StoredNode | undefined> {
     const stateFile = path.join(this.dir, 'state.json');
     if (!existsSync(stateFile)) return undefined;
     const state = JSON.parse(await readFile(stateFile, 'utf8')) as LocalNodeState;
     const [rootCaPem, certPem, keyPem] = await Promise.all(['swarm-root-ca.crt', 'swarm-node.crt', 'swarm-node.key'].map((f) => readFile(path.join(this.certDir, f), 'utf8')));
-    return { state, certs: { rootCaPem: rootCaPem!, certPem: certPem!, keyPem: keyPem! } };
+    const dataKeyFile = path.join(this.certDir, 'swarm-data.key');
+    const dataKey = existsSync(dataKeyFile) ? await readFile(dataKeyFile, 'utf8') : undefined;
+    return { state, certs: { rootCaPem: rootCaPem!, certPem: certPem!, keyPem: keyPem! }, ...(dataKey !== undefined ? { dataKey } : {}) };
   }
 
+  /** `keyPem` as given: the caller seals it first under autolock. */
   async saveCertificates(certs: NodeCertificates): Promise<void> {
     await mkdir(this.certDir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(path.join(this.certDir, 'swarm-root-ca.crt'), certs.rootCaPem, 0o644);
     await writeFileAtomic(path.join(this.certDir, 'swarm-node.crt'), certs.certPem, 0o644);
     await writeFileAtomic(path.join(this.certDir, 'swarm-node.key'), certs.keyPem, 0o600);
+  }
+
+  /** A manager's data key as given (base64, or sealed); none: a worker's, removed. */
+  async saveDataKey(text: string | undefined): Promise<void> {
+    const file = path.join(this.certDir, 'swarm-data.key');
+    if (text === undefined) return void (await rm(file, { force: true }));
+    await mkdir(this.certDir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(file, text, 0o600);
   }
 
   async saveState(state: LocalNodeState): Promise<void> {
@@ -105,5 +141,6 @@ export class LocalNode {
   async clear(): Promise<void> {
     await rm(path.join(this.dir, 'state.json'), { force: true });
     await rm(this.dir, { recursive: true, force: true });
+    await rm(this.runDir, { recursive: true, force: true });
   }
 }

@@ -25,12 +25,14 @@ import { rm } from 'node:fs/promises';
 import { callManager, fetchRootCa } from './transport/cluster-client.js';
 import { CLUSTER_PATHS, type AddMemberResponse, type JoinResponse, type RenewResponse } from './transport/cluster-protocol.js';
 import { newUnlockKey, type SwarmView } from './manager/cluster-control.js';
+import { encryptSecret, isSealed, newDataKey, seal, unlockKeyBytes, unseal } from './ca/sealing.js';
 import { listNodes } from './manager/node-control.js';
 import { ClusterState } from './cluster/cluster-state.js';
 import { FilterArgs } from '../lib/filters.js';
 
 const WORKER_NOT_MANAGER_MESSAGE = "This node is not a swarm manager. Worker nodes can't be used to view or modify cluster state. Please run this command on a manager node or promote the current node to a manager.";
 const ALREADY_IN_SWARM_MESSAGE = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
+const LOCKED_MESSAGE = 'Swarm is encrypted and needs to be unlocked before it can be used. Please use "docker swarm unlock" to unlock it.';
 const JOIN_TIMEOUT_MESSAGE = 'Timeout was reached before node joined. The attempt to join the swarm will continue in the background. Use the "docker info" command to see the current swarm status of your node.';
 /** how long a join call waits before it answers and goes on in the background (dockerd's swarmConnectTimeout) */
 const JOIN_WAIT_MS = 20_000;
@@ -54,6 +56,8 @@ export interface SwarmInfo {
 
 export interface SwarmServiceDeps {
   dataRoot: string;
+  /** where a manager's etcd member finds its key while it runs (a tmpfs) */
+  execRoot: string;
   events: EventBus;
   log: Logger;
   describe: () => Promise<NodeDescription>;
@@ -64,7 +68,8 @@ export interface SwarmServiceDeps {
 type Mode =
   | { kind: 'inactive' }
   | { kind: 'pending'; state: Partial<LocalNodeState>; remotes: string[]; abort: AbortController }
-  | { kind: 'manager'; state: LocalNodeState; manager: Manager; member?: EtcdMember }
+  | { kind: 'manager'; state: LocalNodeState; manager: Manager; certs: NodeCertificates; member?: EtcdMember }
+  | { kind: 'locked'; state: LocalNodeState; certs: NodeCertificates; dataKey: string }
   | { kind: 'worker'; state: LocalNodeState; agent: Agent };
 
 export class SwarmService {
@@ -72,16 +77,51 @@ export class SwarmService {
   private readonly local: LocalNode;
   /** one init, join or leave at a time */
   private busy: Promise<unknown> = Promise.resolve();
+  /** the unlock key a manager's keys on disk are sealed with now, '' for none */
+  private sealedWith = '';
 
   constructor(private readonly deps: SwarmServiceDeps) {
-    this.local = new LocalNode(deps.dataRoot);
+    this.local = new LocalNode(deps.dataRoot, deps.execRoot);
   }
 
   /** Resumes the swarm this node was in before berthd stopped. */
   async load(): Promise<void> {
     const saved = await this.local.load();
     if (saved === undefined) return;
-    await this.become(saved.state, saved.certs);
+    const { state, certs, dataKey } = saved;
+    if (state.role === 'worker') return this.become(state, certs);
+    if (dataKey === undefined) throw new EngineError('system', `the swarm's data key is missing from ${this.local.dir}`);
+    // under autolock a manager waits for its unlock key
+    if (isSealed(certs.keyPem) || isSealed(dataKey)) {
+      await this.local.removeRuntimeKey();
+      this.mode = { kind: 'locked', state, certs, dataKey };
+      this.deps.log.warn('swarm: this manager is locked; `docker swarm unlock` unlocks it');
+      return;
+    }
+    await this.becomeManager(state, certs, Buffer.from(dataKey, 'base64'));
+  }
+
+  /** `docker swarm unlock`: the unlock key opens the node's key and the data key, and the manager starts. */
+  unlock(body: unknown): Promise<void> {
+    return this.exclusive(async () => {
+      const mode = this.mode;
+      if (mode.kind === 'manager' || mode.kind === 'worker') throw new EngineError('conflict', 'swarm is not locked');
+      if (mode.kind !== 'locked') throw new EngineError('unavailable', NOT_SWARM_MANAGER_MESSAGE);
+      const req = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      const unlockKey = str(req.UnlockKey);
+      unlockKeyBytes(unlockKey);
+      const keyPem = isSealed(mode.certs.keyPem) ? unseal(mode.certs.keyPem, unlockKey).toString('utf8') : mode.certs.keyPem;
+      const dek = isSealed(mode.dataKey) ? unseal(mode.dataKey, unlockKey) : Buffer.from(mode.dataKey, 'base64');
+      this.sealedWith = unlockKey;
+      this.mode = { kind: 'inactive' };
+      try {
+        await this.becomeManager(mode.state, { ...mode.certs, keyPem }, dek);
+      } catch (err) {
+        this.mode = mode;
+        throw err;
+      }
+      this.deps.log.info('swarm: this manager was unlocked');
+    });
   }
 
   async shutdown(): Promise<void> {
@@ -95,6 +135,8 @@ export class SwarmService {
         return this.mode.manager;
       case 'worker':
         throw new EngineError('unavailable', WORKER_NOT_MANAGER_MESSAGE);
+      case 'locked':
+        throw new EngineError('unavailable', LOCKED_MESSAGE);
       default:
         throw new EngineError('unavailable', NOT_SWARM_MANAGER_MESSAGE);
     }
@@ -117,14 +159,16 @@ export class SwarmService {
       const { keyPem, csrPem } = await newCertificateRequest(workDir);
       const certPem = await new CertificateIssuer(rootCa, workDir).issue(csrPem, { nodeId, role: 'manager', clusterId }, nodeCertExpiryMs(spec), [hostOf(addrs.advertiseAddr)]);
       const now = formatRfc3339Nano(nowNanos());
+      const dek = newDataKey();
+      const unlockKey = spec.autoLockManagers ? newUnlockKey() : '';
       const cluster: ClusterRecord = {
         id: clusterId,
         createdAt: now,
         updatedAt: now,
         spec,
-        rootCa,
+        rootCa: { certPem: rootCa.certPem, encryptedKey: encryptSecret(dek, rootCa.keyPem) },
         joinSecrets: { worker: newJoinTokenSecret(), manager: newJoinTokenSecret() },
-        unlockKey: spec.autoLockManagers ? newUnlockKey() : '',
+        encryptedUnlockKey: unlockKey === '' ? '' : encryptSecret(dek, unlockKey),
         dataPathPort,
         defaultAddrPool: Array.isArray(req.DefaultAddrPool) && req.DefaultAddrPool.length > 0 ? (req.DefaultAddrPool as string[]) : null,
         subnetSize: typeof req.SubnetSize === 'number' && req.SubnetSize !== 0 ? req.SubnetSize : 24,
@@ -149,9 +193,9 @@ export class SwarmService {
       }
       const state: LocalNodeState = { nodeId, clusterId, role: 'manager', ...addrs, managers: [{ nodeId, addr: addrs.advertiseAddr }] };
       const certs = { rootCaPem: rootCa.certPem, certPem, keyPem };
-      await this.local.saveCertificates(certs);
+      await this.saveManagerKeys(certs, dek, unlockKey);
       await this.local.saveState(state);
-      await this.become(state, certs);
+      await this.becomeManager(state, certs, dek);
       this.deps.log.info({ nodeId, clusterId }, 'swarm: initialized');
       return nodeId;
     });
@@ -187,6 +231,7 @@ export class SwarmService {
     return this.exclusive(async () => {
       const mode = this.mode;
       if (mode.kind === 'inactive') throw new EngineError('unavailable', 'This node is not part of a swarm');
+      if (mode.kind === 'locked' && !force) throw new EngineError('unavailable', 'Swarm is encrypted and locked. Please unlock it first or use `--force` to ignore this message.');
       if (mode.kind === 'manager' && !force) await this.refuseManagerLeave(mode.manager);
       if (mode.kind === 'manager') await this.removeOwnMember(mode.manager);
       if (mode.kind === 'worker') await mode.agent.leave();
@@ -204,6 +249,8 @@ export class SwarmService {
         return none;
       case 'pending':
         return { ...none, nodeAddr: (mode.state.advertiseAddr ?? '').replace(/:\d+$/, ''), localNodeState: 'pending', remoteManagers: mode.remotes.map((addr) => ({ nodeId: '', addr })) };
+      case 'locked':
+        return { ...none, nodeAddr: hostOf(mode.state.advertiseAddr), localNodeState: 'locked', error: LOCKED_MESSAGE };
       case 'worker':
         return { ...none, nodeId: mode.state.nodeId, nodeAddr: hostOf(mode.state.advertiseAddr), localNodeState: 'active', remoteManagers: mode.state.managers.map((m) => ({ nodeId: m.nodeId, addr: m.addr })) };
       case 'manager': {
@@ -274,8 +321,8 @@ export class SwarmService {
   }
 
   /** Starts this node's part: the manager (its store, its cluster port) or the worker's agent. */
+  /** Starts a worker's agent. */
   private async become(state: LocalNodeState, certs: NodeCertificates): Promise<void> {
-    if (state.role === 'manager') return this.becomeManager(state, certs);
     const agent = new Agent({
       state,
       certs,
@@ -292,8 +339,10 @@ export class SwarmService {
     this.mode = { kind: 'worker', state, agent };
   }
 
-  private async becomeManager(state: LocalNodeState, certs: NodeCertificates): Promise<void> {
+  private async becomeManager(state: LocalNodeState, certs: NodeCertificates, dek: Buffer): Promise<void> {
     const workDir = await this.local.ensureWorkDir();
+    // the etcd member reads the key from a file: a copy on the exec root's tmpfs, whatever is sealed on disk
+    await this.local.writeRuntimeKey(certs.keyPem);
     let store: ClusterStore;
     let etcd: ManagerEtcd | undefined;
     let member: EtcdMember | undefined;
@@ -315,8 +364,10 @@ export class SwarmService {
       log: this.deps.log,
       moveToEtcd: () => this.moveToEtcd(state, local),
       demoted: () => void this.demote(),
+      dek,
+      unlockKeyIs: (unlockKey) => this.sealKeys(certs, dek, unlockKey),
     });
-    this.mode = { kind: 'manager', state, manager, member };
+    this.mode = { kind: 'manager', state, manager, certs, member };
     try {
       await manager.start();
     } catch (err) {
@@ -365,9 +416,11 @@ export class SwarmService {
       role: 'manager',
       etcd: { clientUrl: clientUrlOf(this.deps.etcdPorts), peerUrl, initialCluster: added.initialCluster, initialClusterState: 'existing', revisionOffset: added.revisionOffset },
     };
+    const dek = Buffer.from(added.dataKey, 'base64');
+    await this.saveManagerKeys(certs, dek, added.unlockKey);
     await this.local.saveState(managerState);
     Object.assign(state, managerState);
-    await this.becomeManager(state, certs);
+    await this.becomeManager(state, certs, dek);
   }
 
   private async roleChanged(role: NodeRole | 'removed'): Promise<void> {
@@ -422,10 +475,26 @@ export class SwarmService {
         return { certs, role: 'worker' as const, via: '' };
       });
       await this.local.saveCertificates(renewed.certs);
+      await this.local.saveDataKey(undefined);
+      this.sealedWith = '';
       await this.local.saveState(state);
       await this.become(state, renewed.certs);
       this.deps.log.info('swarm: this node was demoted to a worker');
     });
+  }
+
+  /** A manager's key and data key on disk: sealed with the unlock key under autolock, plain otherwise. */
+  private async saveManagerKeys(certs: NodeCertificates, dek: Buffer, unlockKey: string): Promise<void> {
+    await this.local.saveCertificates(unlockKey === '' ? certs : { ...certs, keyPem: seal(certs.keyPem, unlockKey) });
+    await this.local.saveDataKey(unlockKey === '' ? dek.toString('base64') : seal(dek, unlockKey));
+    this.sealedWith = unlockKey;
+  }
+
+  /** What the manager's beat says of the unlock key: autolock came, went, or its key was rotated. */
+  private async sealKeys(certs: NodeCertificates, dek: Buffer, unlockKey: string): Promise<void> {
+    if (unlockKey === this.sealedWith) return;
+    await this.saveManagerKeys(certs, dek, unlockKey);
+    this.deps.log.info({ autolock: unlockKey !== '' }, 'swarm: the keys on disk were sealed again');
   }
 
   /** A certificate for the role the swarm gives the node now, from the first manager that answers. */
@@ -461,6 +530,7 @@ export class SwarmService {
     if (mode.kind === 'manager') {
       await mode.manager.stop();
       await mode.member?.stop();
+      await this.local.removeRuntimeKey();
     }
     if (mode.kind === 'worker') await mode.agent.stop();
     if (mode.kind === 'pending') mode.abort.abort();

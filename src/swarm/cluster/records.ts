@@ -1,7 +1,7 @@
 // What the cluster store holds of the swarm and its nodes (docs/design/swarm.md, "Cluster store"),
 // one JSON document per object; an object's Version.Index is its key's modification revision, so
 // it is not part of the document.
-import type { NodeRole, RootCa } from '../ca/swarm-ca.js';
+import type { NodeRole } from '../ca/swarm-ca.js';
 
 export interface LogDriverSpec {
   name: string;
@@ -26,10 +26,11 @@ export interface ClusterRecord {
   createdAt: string;
   updatedAt: string;
   spec: SwarmSpec;
-  rootCa: RootCa;
+  /** the root CA, its key encrypted with the managers' data key (ca/sealing.ts) */
+  rootCa: { certPem: string; encryptedKey: string };
   joinSecrets: { worker: string; manager: string };
-  /** SWMKEY-1-…, or '' when autolock is off */
-  unlockKey: string;
+  /** SWMKEY-1-… encrypted with the managers' data key, or '' when autolock is off */
+  encryptedUnlockKey: string;
   dataPathPort: number;
   defaultAddrPool: string[] | null;
   subnetSize: number;

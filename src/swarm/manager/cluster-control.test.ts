@@ -13,7 +13,8 @@ import { ClusterState } from '../cluster/cluster-state.js';
 import type { ClusterRecord, NodeRecord } from '../cluster/records.js';
 import { defaultSwarmSpec } from '../cluster/swarm-spec.js';
 import { LocalStore } from '../store/local-store.js';
-import { inspectSwarm, newUnlockKey, parseVersion, updateSwarm } from './cluster-control.js';
+import { inspectSwarm, newUnlockKey, parseVersion, unlockKeyOf, updateSwarm } from './cluster-control.js';
+import { newDataKey } from '../ca/sealing.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'berth-cluster-control-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -59,6 +60,8 @@ describe('newUnlockKey', () => {
   });
 });
 
+const DEK = newDataKey();
+
 describe('inspectSwarm and updateSwarm on a LocalStore', () => {
   const realSecret = parseJoinToken(WORKER_TOKEN).secret;
 
@@ -72,9 +75,9 @@ describe('inspectSwarm and updateSwarm on a LocalStore', () => {
       updatedAt: at,
       spec: defaultSwarmSpec(),
       // the real CA's key stays with the real swarm: inspect and update never use it
-      rootCa: { certPem: TRUST_ROOT, keyPem: '' },
+      rootCa: { certPem: TRUST_ROOT, encryptedKey: '' },
       joinSecrets: { worker: realSecret, manager: 'managersecret000000000000' },
-      unlockKey: '',
+      encryptedUnlockKey: '',
       dataPathPort: 4789,
       defaultAddrPool: ['10.0.0.0/8'],
       subnetSize: 24,
@@ -109,7 +112,7 @@ describe('inspectSwarm and updateSwarm on a LocalStore', () => {
     const { state, store } = await swarm();
     try {
       const before = await inspectSwarm(state);
-      await updateSwarm(state, before.cluster.version, { Labels: { x: 'y' } }, { workerToken: true, managerToken: false, unlockKey: false });
+      await updateSwarm(state, before.cluster.version, { Labels: { x: 'y' } }, { workerToken: true, managerToken: false, unlockKey: false }, DEK);
       const after = await inspectSwarm(state);
       assert.ok(after.cluster.version > before.cluster.version);
       assert.deepEqual(after.cluster.value.spec.labels, { x: 'y' });
@@ -119,7 +122,7 @@ describe('inspectSwarm and updateSwarm on a LocalStore', () => {
       assert.equal(after.joinTokens.worker.slice(0, -25), WORKER_TOKEN.slice(0, -25));
       assert.equal(after.joinTokens.manager, before.joinTokens.manager);
 
-      await assert.rejects(updateSwarm(state, before.cluster.version, {}, { workerToken: false, managerToken: false, unlockKey: false }), (err: Error & { kind: string }) => {
+      await assert.rejects(updateSwarm(state, before.cluster.version, {}, { workerToken: false, managerToken: false, unlockKey: false }, DEK), (err: Error & { kind: string }) => {
         assert.equal(err.message, 'rpc error: code = Unknown desc = update out of sequence');
         assert.equal(err.kind, 'system');
         return true;
@@ -132,17 +135,19 @@ describe('inspectSwarm and updateSwarm on a LocalStore', () => {
   it('makes an unlock key when autolock comes on, keeps it, rotates it on demand, and drops it when autolock goes off', async () => {
     const { state, store } = await swarm();
     const none = { workerToken: false, managerToken: false, unlockKey: false };
-    const update = async (autoLock: boolean, rotate = none) => updateSwarm(state, (await state.cluster()).version, { EncryptionConfig: { AutoLockManagers: autoLock } }, rotate);
+    const update = async (autoLock: boolean, rotate = none) => updateSwarm(state, (await state.cluster()).version, { EncryptionConfig: { AutoLockManagers: autoLock } }, rotate, DEK);
     try {
       await update(true);
-      const key = (await state.cluster()).value.unlockKey;
+      const key = await unlockKeyOf(state, DEK);
       assert.match(key, /^SWMKEY-1-[A-Za-z0-9+/]{43}$/);
+      // kept encrypted with the data key
+      assert.doesNotMatch((await state.cluster()).value.encryptedUnlockKey, /SWMKEY/);
       await update(true);
-      assert.equal((await state.cluster()).value.unlockKey, key);
+      assert.equal(await unlockKeyOf(state, DEK), key);
       await update(true, { ...none, unlockKey: true });
-      assert.notEqual((await state.cluster()).value.unlockKey, key);
+      assert.notEqual(await unlockKeyOf(state, DEK), key);
       await update(false);
-      assert.equal((await state.cluster()).value.unlockKey, '');
+      assert.equal(await unlockKeyOf(state, DEK), '');
     } finally {
       await store.close();
     }

@@ -5,6 +5,7 @@ import { EngineError, invalidParameter } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { caDigest, formatJoinToken, newJoinTokenSecret } from '../ca/join-token.js';
 import { tlsInfoOf, type TlsInfoView } from '../ca/swarm-ca.js';
+import { decryptSecret, encryptSecret } from '../ca/sealing.js';
 import type { ClusterState, Versioned } from '../cluster/cluster-state.js';
 import type { ClusterRecord } from '../cluster/records.js';
 import { updateSpec } from '../cluster/swarm-spec.js';
@@ -42,15 +43,22 @@ export function parseVersion(kind: string, text: string | null): number {
   return Number(v);
 }
 
-export async function updateSwarm(state: ClusterState, version: number, body: unknown, rotate: Rotations): Promise<void> {
+/** `dek`: the managers' data key, which the unlock key is kept encrypted with. */
+export async function updateSwarm(state: ClusterState, version: number, body: unknown, rotate: Rotations, dek: Buffer): Promise<void> {
   const spec = updateSpec(body);
   const { value: current } = await state.cluster();
   if (spec.ca.signingCaCert !== '' && spec.ca.signingCaCert !== current.rootCa.certPem) throw new EngineError('notImplemented', 'rotating the root CA is not supported by berth');
   const next: ClusterRecord = { ...current, spec: { ...spec, ca: { ...spec.ca, signingCaKey: '' } }, updatedAt: formatRfc3339Nano(nowNanos()) };
   next.joinSecrets = { worker: rotate.workerToken ? newJoinTokenSecret() : current.joinSecrets.worker, manager: rotate.managerToken ? newJoinTokenSecret() : current.joinSecrets.manager };
-  if (!spec.autoLockManagers) next.unlockKey = '';
-  else if (current.unlockKey === '' || rotate.unlockKey) next.unlockKey = newUnlockKey();
+  if (!spec.autoLockManagers) next.encryptedUnlockKey = '';
+  else if (current.encryptedUnlockKey === '' || rotate.unlockKey) next.encryptedUnlockKey = encryptSecret(dek, newUnlockKey());
   await state.updateCluster(version, next);
+}
+
+/** The unlock key, '' when autolock is off. */
+export async function unlockKeyOf(state: ClusterState, dek: Buffer): Promise<string> {
+  const { encryptedUnlockKey } = (await state.cluster()).value;
+  return encryptedUnlockKey === '' ? '' : decryptSecret(dek, encryptedUnlockKey);
 }
 
 /** An unlock key as swarmkit prints it: SWMKEY-1- and 32 random bytes in unpadded base64. */

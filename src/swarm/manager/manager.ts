@@ -26,6 +26,8 @@ import { Leadership } from './leadership.js';
 import { NodeLiveness } from './node-liveness.js';
 import { publishNodeEvents } from './node-events.js';
 import { RoleReconciler } from './role-reconciler.js';
+import { unlockKeyOf } from './cluster-control.js';
+import { decryptSecret } from '../ca/sealing.js';
 
 /** How long a check that the store has a leader holds: the no-leader answer comes at once, not after etcd's 7 s. */
 const LEADER_CHECK_TTL_MS = 1000;
@@ -50,6 +52,10 @@ export interface ManagerDeps {
   moveToEtcd: () => Promise<{ store: ClusterStore; etcd: ManagerEtcd }>;
   /** the swarm made this manager a worker: the node stops being one */
   demoted: () => void;
+  /** the managers' data key (ca/sealing.ts) */
+  dek: Buffer;
+  /** what the unlock key is now ('' without autolock), each beat: the node seals its keys with it */
+  unlockKeyIs: (unlockKey: string) => Promise<void>;
 }
 
 /** What runs over one store. */
@@ -114,6 +120,11 @@ export class Manager {
   /** Ends a node's session at once (a worker that left, a node removed). */
   endSession(nodeId: string): Promise<void> {
     return this.state.call(() => this.loops!.dispatcher.end(nodeId));
+  }
+
+  /** The managers' data key. */
+  get dataKey(): Buffer {
+    return this.deps.dek;
   }
 
   /** The etcd members, for quorum arithmetic; undefined on a single manager's LocalStore. */
@@ -193,7 +204,7 @@ export class Manager {
       if (known !== undefined) await this.etcd!.membership.remove(known.id);
       const { initialCluster } = await this.etcd!.membership.add(caller.nodeId, req.peerUrl);
       this.deps.log.info({ nodeId: caller.nodeId, peerUrl: req.peerUrl }, 'swarm: etcd member added');
-      return { initialCluster, revisionOffset: this.etcd!.revisionOffset };
+      return { initialCluster, revisionOffset: this.etcd!.revisionOffset, dataKey: this.deps.dek.toString('base64'), unlockKey: await unlockKeyOf(this.state, this.deps.dek) };
     });
     this.adding = run.catch(() => undefined);
     return run;
@@ -245,6 +256,9 @@ export class Manager {
       await dispatcher.heartbeat(local.nodeId).catch((err: unknown) => log.debug({ err }, 'swarm: own heartbeat failed'));
       // each beat: a watch set up while the member was a learner, or resumed after a gap, misses what came meanwhile
       await this.checkOwnRecord(state);
+      await unlockKeyOf(state, this.deps.dek)
+        .then((key) => this.deps.unlockKeyIs(key))
+        .catch((err: unknown) => log.debug({ err }, 'swarm: unlock key not read'));
     };
     const watches = [publishNodeEvents(state, this.deps.events), this.watchOwnRole(state)];
     this.loops = { state, dispatcher, leadership, liveness, roles, watches, heartbeat: setInterval(() => void beat(), this.periodMs) };
@@ -312,7 +326,7 @@ export class Manager {
 
   private async issue(csrPem: string, identity: NodeIdentity, expiryMs: number, ips: string[]): Promise<string> {
     const cluster = (await this.state.cluster()).value;
-    if (this.issuer?.pem !== cluster.rootCa.certPem) this.issuer = { pem: cluster.rootCa.certPem, issuer: new CertificateIssuer(cluster.rootCa, this.deps.workDir) };
+    if (this.issuer?.pem !== cluster.rootCa.certPem) this.issuer = { pem: cluster.rootCa.certPem, issuer: new CertificateIssuer({ certPem: cluster.rootCa.certPem, keyPem: decryptSecret(this.deps.dek, cluster.rootCa.encryptedKey) }, this.deps.workDir) };
     return this.issuer.issuer.issue(csrPem, identity, expiryMs, ips);
   }
 }

@@ -75,6 +75,10 @@ export interface AddMemberResponse {
   initialCluster: string;
   /** what the store's revisions read with (store-migration.ts) */
   revisionOffset: number;
+  /** the managers' data key (base64), which the store's secrets are encrypted with */
+  dataKey: string;
+  /** the unlock key, '' without autolock: the new manager seals its keys with it */
+  unlockKey: string;
 }
 
 /** An error's answer: its kind travels, so that a joining node reports it as the manager said it. */

@@ -5,6 +5,7 @@
 // nothing; and the cluster port's own checks (certificates from the swarm's CA, manager calls for
 // managers only), from inside the nodes' namespaces.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSwarmNodes, type SwarmNode, type SwarmNodes } from '../../helpers/swarm-nodes.js';
@@ -205,6 +206,35 @@ describe('a swarm of berthd nodes', () => {
     await until('all nodes ready after the restart', () => nodes(n1), (l) => l.length === 3 && l.every((n) => n.Status.State === 'ready'), 30_000);
     const leader = (await nodes(n1)).find((n) => n.ManagerStatus?.Leader === true);
     assert.equal(leader?.ID, managerId);
+  });
+
+  it('locks a restarted manager under autolock until `docker swarm unlock` gives it the key', async () => {
+    const out = await cli(n1, ['swarm', 'update', '--autolock=true']);
+    const key = /(SWMKEY-1-[A-Za-z0-9+/]{43})/.exec(out)?.[1];
+    assert.ok(key, out);
+    const keyFile = path.join(n1.dataRoot, 'swarm', 'certificates', 'swarm-node.key');
+    await until('the key on disk sealed', () => readFileSync(keyFile, 'utf8'), (t) => !t.includes('PRIVATE KEY'), 15_000);
+    await n1.restart();
+    const locked = 'Swarm is encrypted and needs to be unlocked before it can be used. Please use "docker swarm unlock" to unlock it.';
+    const info = (await json<{ Swarm: Record<string, unknown> }>(n1, 'GET', '/info')).body.Swarm;
+    assert.deepEqual([info.LocalNodeState, info.ControlAvailable, info.Error], ['locked', false, locked]);
+    for (const p of ['/swarm', '/nodes', '/swarm/unlockkey']) {
+      const res = await json<{ message: string }>(n1, 'GET', p);
+      assert.deepEqual([res.status, res.body.message], [503, locked], p);
+    }
+    const leave = await json<{ message: string }>(n1, 'POST', '/swarm/leave');
+    assert.deepEqual([leave.status, leave.body.message], [503, 'Swarm is encrypted and locked. Please unlock it first or use `--force` to ignore this message.']);
+    const malformed = await json<{ message: string }>(n1, 'POST', '/swarm/unlock', { UnlockKey: 'SWMKEY-1-short' });
+    assert.deepEqual([malformed.status, malformed.body.message], [400, 'invalid key string']);
+    const wrong = await json<{ message: string }>(n1, 'POST', '/swarm/unlock', { UnlockKey: key.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) });
+    assert.deepEqual([wrong.status, wrong.body.message], [401, 'swarm could not be unlocked: invalid key provided']);
+    const unlocked = await n1.docker(['swarm', 'unlock'], { input: `${key}\n` });
+    assert.equal(unlocked.code, 0, unlocked.stderr);
+    const again = await json<{ message: string }>(n1, 'POST', '/swarm/unlock', { UnlockKey: key });
+    assert.deepEqual([again.status, again.body.message], [409, 'swarm is not locked']);
+    await until('all nodes ready after the unlock', () => nodes(n1), (l) => l.length === 3 && l.every((n) => n.Status.State === 'ready'), 30_000);
+    await cli(n1, ['swarm', 'update', '--autolock=false']);
+    await until('the key on disk plain again', () => readFileSync(keyFile, 'utf8'), (t) => t.includes('PRIVATE KEY'), 15_000);
   });
 
   it('asks every cluster-port caller but a joining one for a certificate of the swarm, and managers’ calls of managers', () => {
