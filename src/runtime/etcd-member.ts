@@ -52,6 +52,8 @@ export interface EtcdMemberOptions {
   initialCluster: string;
   /** 'new' to found the cluster, 'existing' to join one it was added to */
   initialClusterState: 'new' | 'existing';
+  /** a cluster of this member alone, from its data, whatever members it had (etcd's --force-new-cluster): a swarm's recovery */
+  forceNewCluster?: boolean;
   /** etcd's raft timings; its own (100 ms, 1000 ms) unless given */
   heartbeatIntervalMs?: number;
   electionTimeoutMs?: number;
@@ -193,6 +195,7 @@ export class EtcdMember {
       ...['--peer-cert-file', tls.cert, '--peer-key-file', tls.key, '--peer-trusted-ca-file', tls.ca, '--peer-client-cert-auth', '--peer-cert-allowed-hostname', tls.allowedHostname],
       '--experimental-peer-skip-client-san-verification',
       '--enable-grpc-gateway=false',
+      ...(opts.forceNewCluster === true ? ['--force-new-cluster'] : []),
       ...(opts.heartbeatIntervalMs !== undefined ? ['--heartbeat-interval', String(opts.heartbeatIntervalMs)] : []),
       ...(opts.electionTimeoutMs !== undefined ? ['--election-timeout', String(opts.electionTimeoutMs)] : []),
       // zap (3.4's default logger is the deprecated capnslog), one JSON object a line

@@ -54,16 +54,7 @@ export function peerUrlOf(state: LocalNodeState, ports: EtcdPorts): string {
  */
 export async function openManagerEtcd(local: LocalNode, state: LocalNodeState, settings: EtcdSettings, log: Logger, wait: boolean): Promise<OpenedEtcd> {
   const files = local.certificateFiles;
-  const member = new EtcdMember({
-    name: state.nodeId,
-    dataDir: local.etcdDir,
-    clientUrl: settings.clientUrl,
-    peerUrl: settings.peerUrl,
-    tls: { ...files, allowedHostname: MANAGER_NAME },
-    initialCluster: settings.initialCluster,
-    initialClusterState: settings.initialClusterState,
-    log,
-  });
+  const member = memberOf(local, state, settings, log, false);
   const started = member.start();
   if (wait) await started;
   else started.catch((err: unknown) => log.warn({ err }, 'swarm: the etcd member is not healthy yet'));
@@ -71,4 +62,32 @@ export async function openManagerEtcd(local: LocalNode, state: LocalNodeState, s
   const raw = new EtcdStore({ endpoints: [settings.clientUrl], tls, namespace: NAMESPACE, callTimeoutMs: CALL_TIMEOUT_MS });
   const membership = new EtcdMembership({ endpoints: [settings.clientUrl], tls, callTimeoutMs: MEMBERSHIP_TIMEOUT_MS });
   return { member, raw, store: new OffsetStore(raw, settings.revisionOffset), etcd: { membership, revisionOffset: settings.revisionOffset } };
+}
+
+/**
+ * `swarm init --force-new-cluster` on a manager: its member, from its data, made a cluster of its
+ * own (etcd's --force-new-cluster), once; the manager then starts it as always.
+ */
+export async function forceNewEtcdCluster(local: LocalNode, state: LocalNodeState, settings: EtcdSettings, log: Logger): Promise<void> {
+  const member = memberOf(local, state, settings, log, true);
+  try {
+    await member.start();
+  } finally {
+    await member.stop();
+  }
+}
+
+function memberOf(local: LocalNode, state: LocalNodeState, settings: EtcdSettings, log: Logger, forceNewCluster: boolean): EtcdMember {
+  const files = local.certificateFiles;
+  return new EtcdMember({
+    name: state.nodeId,
+    dataDir: local.etcdDir,
+    clientUrl: settings.clientUrl,
+    peerUrl: settings.peerUrl,
+    tls: { ...files, allowedHostname: MANAGER_NAME },
+    initialCluster: settings.initialCluster,
+    initialClusterState: settings.initialClusterState,
+    forceNewCluster,
+    log,
+  });
 }

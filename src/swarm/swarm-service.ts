@@ -19,7 +19,7 @@ import { OffsetStore } from './store/offset-store.js';
 import { moveToEtcd } from './store/store-migration.js';
 import type { ClusterStore } from './store/cluster-store.js';
 import type { EtcdMember } from '../runtime/etcd-member.js';
-import { clientUrlOf, foundingSettings, openManagerEtcd, peerUrlOf, type EtcdPorts } from './manager-etcd.js';
+import { clientUrlOf, forceNewEtcdCluster, foundingSettings, openManagerEtcd, peerUrlOf, type EtcdPorts } from './manager-etcd.js';
 import type { ManagerEtcd } from './manager/manager.js';
 import { rm } from 'node:fs/promises';
 import { callManager, fetchRootCa } from './transport/cluster-client.js';
@@ -144,8 +144,9 @@ export class SwarmService {
 
   init(body: unknown): Promise<string> {
     return this.exclusive(async () => {
-      if (this.mode.kind !== 'inactive') throw new EngineError('unavailable', ALREADY_IN_SWARM_MESSAGE);
       const req = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      if (req.ForceNewCluster === true && this.mode.kind === 'manager') return this.forceNewCluster(this.mode);
+      if (this.mode.kind !== 'inactive') throw new EngineError('unavailable', ALREADY_IN_SWARM_MESSAGE);
       const spec = initSpec(req.Spec);
       const addrs = await resolveAddresses(str(req.ListenAddr), str(req.AdvertiseAddr), str(req.DataPathAddr));
       const dataPathPort = typeof req.DataPathPort === 'number' && req.DataPathPort !== 0 ? req.DataPathPort : DEFAULT_DATA_PATH_PORT;
@@ -199,6 +200,24 @@ export class SwarmService {
       this.deps.log.info({ nodeId, clusterId }, 'swarm: initialized');
       return nodeId;
     });
+  }
+
+  /**
+   * `swarm init --force-new-cluster` on a manager whose swarm lost its quorum: its etcd member
+   * becomes a cluster of its own, with every object it had; the other managers are no members any
+   * more (demote and remove them). A single manager's LocalStore has no one else to drop.
+   */
+  private async forceNewCluster(mode: Extract<Mode, { kind: 'manager' }>): Promise<string> {
+    const { state, certs } = mode;
+    const dek = mode.manager.dataKey;
+    await this.stopMode();
+    if (state.etcd !== undefined) {
+      await this.local.writeRuntimeKey(certs.keyPem);
+      await forceNewEtcdCluster(this.local, state, state.etcd, this.deps.log);
+    }
+    await this.becomeManager(state, certs, dek);
+    this.deps.log.warn({ nodeId: state.nodeId }, 'swarm: a new cluster was forced from this manager');
+    return state.nodeId;
   }
 
   join(body: unknown): Promise<void> {

@@ -159,4 +159,16 @@ describe('a swarm of three managers and two workers', () => {
     assert.equal(seen!.find((n) => n.ID === ids.get(worker))?.ManagerStatus, undefined);
     assert.equal(existsSync(path.join(worker.dataRoot, 'swarm', 'etcd')), false, 'its etcd data went');
   });
+
+  it('comes back from the loss of two managers with `docker swarm init --force-new-cluster`, keeping every object', async () => {
+    const [survivor, ...gone] = managers as [SwarmNode, SwarmNode, SwarmNode];
+    for (const m of gone) await m.stop();
+    await until('the survivor without a leader', () => survivor.request('GET', '/nodes').then((r) => r.status), (s) => s === 500, 20_000);
+    const out = await cli(survivor, ['swarm', 'init', '--force-new-cluster', '--advertise-addr', survivor.addr]);
+    assert.match(out, new RegExp(`Swarm initialized: current node \\(${ids.get(survivor)}\\) is now a manager\\.`));
+    const seen = await until('the survivor leading alone', () => nodesSeenBy(survivor), (l) => leaderOf(l) === ids.get(survivor), 30_000);
+    assert.equal(seen!.length, 5, 'every node is still known');
+    const kept = (await survivor.request('GET', `/nodes/${ids.get(nodes[4]!)}`)).json() as { Spec: { Labels: Record<string, string> } };
+    assert.equal(kept.Spec.Labels.while, 'cut');
+  });
 });
