@@ -384,7 +384,12 @@ export class SwarmService {
       moveToEtcd: () => this.moveToEtcd(state, local),
       demoted: () => void this.demote(),
       dek,
-      unlockKeyIs: (unlockKey) => this.sealKeys(certs, dek, unlockKey),
+      unlockKeyIs: (unlockKey) => this.sealKeys(dek, unlockKey),
+      renewed: async (renewed) => {
+        await this.saveManagerKeys(renewed, dek, this.sealedWith);
+        await this.local.writeRuntimeKey(renewed.keyPem);
+        if (this.mode.kind === 'manager') this.mode.certs = renewed;
+      },
     });
     this.mode = { kind: 'manager', state, manager, certs, member };
     try {
@@ -510,9 +515,9 @@ export class SwarmService {
   }
 
   /** What the manager's beat says of the unlock key: autolock came, went, or its key was rotated. */
-  private async sealKeys(certs: NodeCertificates, dek: Buffer, unlockKey: string): Promise<void> {
-    if (unlockKey === this.sealedWith) return;
-    await this.saveManagerKeys(certs, dek, unlockKey);
+  private async sealKeys(dek: Buffer, unlockKey: string): Promise<void> {
+    if (unlockKey === this.sealedWith || this.mode.kind !== 'manager') return;
+    await this.saveManagerKeys(this.mode.certs, dek, unlockKey);
     this.deps.log.info({ autolock: unlockKey !== '' }, 'swarm: the keys on disk were sealed again');
   }
 

@@ -2,9 +2,9 @@
 // to the next manager it knows when that one stops answering (swarmkit's agent). Each answer
 // brings the managers' list, which the node keeps for its next restart, and the role the swarm
 // gives it. Its certificate is renewed once half its life has passed.
-import { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import { newCertificateRequest, type NodeRole } from '../ca/swarm-ca.js';
+import { renewalDue } from '../ca/renewal.js';
 import type { NodeDescription } from '../cluster/records.js';
 import type { LocalNodeState, NodeCertificates } from '../local-node.js';
 import { callManager, ManagerUnreachableError } from '../transport/cluster-client.js';
@@ -99,10 +99,7 @@ export class Agent {
   }
 
   private async renewIfDue(addr: string): Promise<void> {
-    const cert = new X509Certificate(this.deps.certs.certPem);
-    const from = Date.parse(cert.validFrom);
-    const to = Date.parse(cert.validTo);
-    if (Date.now() < from + (to - from) / 2) return;
+    if (!renewalDue(this.deps.certs.certPem)) return;
     const { keyPem, csrPem } = await newCertificateRequest(this.deps.workDir);
     const renewed = await callManager<RenewResponse>(addr, CLUSTER_PATHS.renew, { csrPem }, this.deps.certs);
     this.deps.certs = { ...this.deps.certs, certPem: renewed.certPem, keyPem };

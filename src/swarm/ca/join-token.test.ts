@@ -12,7 +12,8 @@ const REAL_SECRET = '1w6a2qemwpey8jnfolgbaw3re';
 function refused(text: string): void {
   assert.throws(() => parseJoinToken(text), (err: unknown) => {
     assert.equal((err as Error).message, 'invalid join token');
-    assert.equal((err as { kind: string }).kind, 'invalidParameter');
+    // dockerd answers a join with a malformed token 500
+    assert.equal((err as { kind: string }).kind, 'system');
     return true;
   }, text);
 }

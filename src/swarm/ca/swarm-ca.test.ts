@@ -99,9 +99,9 @@ describe('the swarm CA', () => {
     issuer = new CertificateIssuer(ca, path.join(scratch, 'issuer'));
   });
 
-  async function issued(identity: NodeIdentity, expiryMs = 90 * DAY_MS) {
+  async function issued(identity: NodeIdentity, expiryMs = 90 * DAY_MS, ips: string[] = []) {
     const request = await newCertificateRequest(scratch);
-    const certPem = await issuer.issue(request.csrPem, identity, expiryMs);
+    const certPem = await issuer.issue(request.csrPem, identity, expiryMs, ips);
     return { ...request, certPem, cert: new X509Certificate(certPem) };
   }
 
@@ -117,13 +117,14 @@ describe('the swarm CA', () => {
   });
 
   it("issues a manager's certificate as swarmkit's: CN the node, OU swarm-manager, O the cluster, for swarm-manager and swarm-ca", async () => {
-    const { cert, certPem, keyPem } = await issued(manager);
+    const { cert, certPem, keyPem } = await issued(manager, 90 * DAY_MS, ['10.213.0.1']);
     assert.equal(cert.verify(caCert.publicKey), true);
     assert.equal(cert.checkIssued(caCert), true);
     assert.equal(cert.ca, false);
     assert.deepEqual(cert.subject.split('\n').sort(), [`CN=${manager.nodeId}`, `O=${manager.clusterId}`, 'OU=swarm-manager']);
-    // swarmkit's PrepareCSR: hosts = [ou, cn] and the CA role for managers
-    assert.equal(cert.subjectAltName, `DNS:swarm-manager, DNS:${manager.nodeId}, DNS:swarm-ca`);
+    // swarmkit's PrepareCSR: hosts = [ou, cn] and the CA role for managers; berth's managers also
+    // serve their etcd member on 127.0.0.1 and their address, which etcd checks the certificate against
+    assert.equal(cert.subjectAltName, `DNS:swarm-manager, DNS:${manager.nodeId}, DNS:swarm-ca, IP Address:127.0.0.1, IP Address:10.213.0.1`);
     assert.deepEqual([...(cert.keyUsage ?? [])].sort(), [SERVER_AUTH, CLIENT_AUTH]);
     assert.equal(cert.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'), spkiBase64(keyPem));
     assert.equal(cert.checkPrivateKey(createPrivateKey(keyPem)), true);

@@ -47,7 +47,8 @@ export function parseVersion(kind: string, text: string | null): number {
 export async function updateSwarm(state: ClusterState, version: number, body: unknown, rotate: Rotations, dek: Buffer): Promise<void> {
   const spec = updateSpec(body);
   const { value: current } = await state.cluster();
-  if (spec.ca.signingCaCert !== '' && spec.ca.signingCaCert !== current.rootCa.certPem) throw new EngineError('notImplemented', 'rotating the root CA is not supported by berth');
+  // `docker swarm ca --rotate` asks for a new root CA with either
+  if ((spec.ca.signingCaCert !== '' && spec.ca.signingCaCert !== current.rootCa.certPem) || spec.ca.forceRotate !== current.spec.ca.forceRotate) throw new EngineError('notImplemented', 'rotating the root CA is not supported by berth');
   const next: ClusterRecord = { ...current, spec: { ...spec, ca: { ...spec.ca, signingCaKey: '' } }, updatedAt: formatRfc3339Nano(nowNanos()) };
   next.joinSecrets = { worker: rotate.workerToken ? newJoinTokenSecret() : current.joinSecrets.worker, manager: rotate.managerToken ? newJoinTokenSecret() : current.joinSecrets.manager };
   if (!spec.autoLockManagers) next.encryptedUnlockKey = '';

@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import { EngineError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
-import { CertificateIssuer, type NodeIdentity } from '../ca/swarm-ca.js';
+import { CertificateIssuer, newCertificateRequest, type NodeIdentity } from '../ca/swarm-ca.js';
+import { renewalDue } from '../ca/renewal.js';
 import { caDigest, parseJoinToken, sameSecret } from '../ca/join-token.js';
 import { ClusterState, MANAGER_NOT_READY_MESSAGE } from '../cluster/cluster-state.js';
 import type { NodeRecord } from '../cluster/records.js';
@@ -56,6 +57,8 @@ export interface ManagerDeps {
   dek: Buffer;
   /** what the unlock key is now ('' without autolock), each beat: the node seals its keys with it */
   unlockKeyIs: (unlockKey: string) => Promise<void>;
+  /** the manager renewed its certificate: the node keeps it */
+  renewed: (certs: NodeCertificates) => Promise<void>;
 }
 
 /** What runs over one store. */
@@ -66,7 +69,7 @@ interface Loops {
   liveness: NodeLiveness;
   roles: RoleReconciler;
   watches: Watch[];
-  heartbeat: NodeJS.Timeout;
+  heartbeat: NodeJS.Timeout | undefined;
 }
 
 export class Manager {
@@ -256,21 +259,45 @@ export class Manager {
       await dispatcher.heartbeat(local.nodeId).catch((err: unknown) => log.debug({ err }, 'swarm: own heartbeat failed'));
       // each beat: a watch set up while the member was a learner, or resumed after a gap, misses what came meanwhile
       await this.checkOwnRecord(state);
-      await unlockKeyOf(state, this.deps.dek)
-        .then((key) => this.deps.unlockKeyIs(key))
-        .catch((err: unknown) => log.debug({ err }, 'swarm: unlock key not read'));
+      try {
+        const cluster = (await state.cluster()).value;
+        this.periodMs = heartbeatPeriodMs(cluster.spec);
+        await this.deps.unlockKeyIs(cluster.encryptedUnlockKey === '' ? '' : decryptSecret(this.deps.dek, cluster.encryptedUnlockKey));
+        await this.renewIfDue();
+      } catch (err) {
+        log.debug({ err }, 'swarm: the swarm not read this beat');
+      }
     };
     const watches = [publishNodeEvents(state, this.deps.events), this.watchOwnRole(state)];
-    this.loops = { state, dispatcher, leadership, liveness, roles, watches, heartbeat: setInterval(() => void beat(), this.periodMs) };
+    const loops: Loops = { state, dispatcher, leadership, liveness, roles, watches, heartbeat: undefined };
+    // each beat after the last, at the period the spec says now
+    const next = () => {
+      loops.heartbeat = setTimeout(() => void beat().finally(() => this.loops === loops && next()), this.periodMs);
+    };
+    this.loops = loops;
     await leadership.start();
     await beat();
+    next();
+  }
+
+  /** A manager's own certificate, renewed by itself (it holds the CA) once half its life has passed. */
+  private async renewIfDue(): Promise<void> {
+    if (!renewalDue(this.deps.certs.certPem)) return;
+    const cluster = (await this.state.cluster()).value;
+    const { keyPem, csrPem } = await newCertificateRequest(this.deps.workDir);
+    const certPem = await this.issue(csrPem, { nodeId: this.nodeId, role: 'manager', clusterId: cluster.id }, nodeCertExpiryMs(cluster.spec), [this.deps.local.advertiseAddr.replace(/:\d+$/, '')]);
+    const certs = { ...this.deps.certs, certPem, keyPem };
+    await this.deps.renewed(certs);
+    this.deps.certs = certs;
+    this.server?.updateCredentials({ ...certs, clusterId: this.deps.local.clusterId });
+    this.deps.log.info('swarm: manager certificate renewed');
   }
 
   private async stopLoops(): Promise<void> {
     const loops = this.loops;
     if (loops === undefined) return;
     this.loops = undefined;
-    clearInterval(loops.heartbeat);
+    clearTimeout(loops.heartbeat);
     for (const w of loops.watches) w.cancel();
     await loops.leadership.stop();
     await loops.liveness.stop();
