@@ -27,6 +27,7 @@ import { registryTransfer } from './registry-transfer.js';
 import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
+import { swarmInit } from './swarm-init.js';
 import { volumes } from './volumes.js';
 
 export const allFigures: Figure[] = [
@@ -46,6 +47,7 @@ export const allFigures: Figure[] = [
   containerLogs,
   containerLogWrite,
   volumes,
+  swarmInit,
   containerDns,
   requestLoad,
   publishedPort,
