@@ -28,6 +28,7 @@ import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 import { swarmInit } from './swarm-init.js';
+import { swarmJoin } from './swarm-join.js';
 import { volumes } from './volumes.js';
 
 export const allFigures: Figure[] = [
@@ -48,6 +49,7 @@ export const allFigures: Figure[] = [
   containerLogWrite,
   volumes,
   swarmInit,
+  swarmJoin,
   containerDns,
   requestLoad,
   publishedPort,
