@@ -29,6 +29,7 @@ import { runningMemory } from './running-memory.js';
 import { startUpTime } from './start-up-time.js';
 import { swarmInit } from './swarm-init.js';
 import { swarmJoin } from './swarm-join.js';
+import { swarmNodeList } from './swarm-node-list.js';
 import { volumes } from './volumes.js';
 
 export const allFigures: Figure[] = [
@@ -50,6 +51,7 @@ export const allFigures: Figure[] = [
   volumes,
   swarmInit,
   swarmJoin,
+  swarmNodeList,
   containerDns,
   requestLoad,
   publishedPort,
