@@ -6,8 +6,7 @@
 // of a round: the figure's docker commands still running are waited for (an init the daemon has
 // begun completes even when its client goes away), then `swarm leave --force` until the engine
 // stays inactive; docker_gwbridge is removed if the figure's init made it (dockerd makes it at
-// init and keeps it after leaving), the address if the figure added it. dockerd keeps an empty file
-// under its exec root's netns/ for each ingress network it ever had: those stay.
+// init and keeps it after leaving), the address if the figure added it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ContainerEngine } from './container-engines.js';
 import { docker, type CliRun } from './docker-cli.js';
