@@ -28,14 +28,14 @@ export class BenchSession {
     process.once('exit', () => this.closeNow());
   }
 
-  /** Spawns a berthd in a fresh directory and network namespace of its own; the caller waits for it to serve. */
-  spawnBerthd(label: string): BerthdProcess {
+  /** Spawns a berthd in a fresh directory and network namespace of its own, with `extraArgs` after the bench's flags; the caller waits for it to serve. */
+  spawnBerthd(label: string, extraArgs: readonly string[] = []): BerthdProcess {
     const dir = path.join(this.dir, `${label}-${++this.instances}`);
     const netns = createNetns(`${dir}.netns`);
     this.namespaces.add(netns);
     let daemon: BerthdProcess;
     try {
-      daemon = BerthdProcess.spawn(dir, netns);
+      daemon = BerthdProcess.spawn(dir, netns, extraArgs);
     } catch (err) {
       this.removeNamespace(netns);
       throw err;
@@ -55,8 +55,8 @@ export class BenchSession {
     return dir;
   }
 
-  async startBerthd(label: string): Promise<BerthdProcess> {
-    const daemon = this.spawnBerthd(label);
+  async startBerthd(label: string, extraArgs: readonly string[] = []): Promise<BerthdProcess> {
+    const daemon = this.spawnBerthd(label, extraArgs);
     await daemon.waitServing();
     return daemon;
   }

@@ -1,6 +1,7 @@
 // One berthd in a directory of its own (socket, data root, exec root, pid file and an empty
 // daemon.json), run through `nsenter --net` in the network namespace it is given: its bridges,
 // iptables rules and published ports stay there. Its socket is a file, reached from any namespace.
+// A figure may add flags of its own (a swarm node's --cgroup-parent).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,7 @@ export class BerthdProcess {
     readonly dir: string,
     /** the network namespace (a file) berthd runs in */
     readonly netns: string,
+    extraArgs: readonly string[],
   ) {
     this.socket = path.join(dir, 'b.sock');
     this.pidFile = path.join(dir, 'pid');
@@ -39,6 +41,7 @@ export class BerthdProcess {
       '--exec-root', path.join(dir, 'exec'),
       '--pidfile', this.pidFile,
       '--config-file', configFile,
+      ...extraArgs,
     ];
     this.spawnedAtMs = performance.now();
     // bin/berthd is run as it is installed (a wrapper that sets node's flags), not through `node`;
@@ -49,8 +52,8 @@ export class BerthdProcess {
     this.exited = new Promise((resolve) => this.proc.once('exit', () => resolve()));
   }
 
-  static spawn(dir: string, netns: string): BerthdProcess {
-    return new BerthdProcess(dir, netns);
+  static spawn(dir: string, netns: string, extraArgs: readonly string[] = []): BerthdProcess {
+    return new BerthdProcess(dir, netns, extraArgs);
   }
 
   /** The daemon's own pid, from its pid file: bin/berthd may be a wrapper around it. */

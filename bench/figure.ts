@@ -4,10 +4,13 @@ import type { BerthdProcess } from './berthd-process.js';
 import type { ReferenceEngine } from './reference-engine.js';
 
 export interface BenchContext {
-  /** A berthd in a fresh directory, already answering /_ping. Stopped at the end of the run if the figure doesn't stop it. */
-  startBerthd(label: string): Promise<BerthdProcess>;
-  /** A berthd just spawned, for figures that time its start-up themselves. */
-  spawnBerthd(label: string): BerthdProcess;
+  /**
+   * A berthd in a fresh directory and network namespace, already answering /_ping, with
+   * `extraArgs` after the bench's own flags. Stopped at the end of the run if the figure doesn't stop it.
+   */
+  startBerthd(label: string, extraArgs?: readonly string[]): Promise<BerthdProcess>;
+  /** A berthd just spawned, for figures that time its start-up themselves, or set up its namespace while it starts. */
+  spawnBerthd(label: string, extraArgs?: readonly string[]): BerthdProcess;
   /** A fresh directory for a figure's own files, removed at the end of the run. */
   makeDir(label: string): string;
   /**

@@ -20,8 +20,8 @@ async function main(): Promise<void> {
   try {
     const reference = await referenceFromEnv(process.env);
     const ctx: BenchContext = {
-      startBerthd: (label) => session.startBerthd(label),
-      spawnBerthd: (label) => session.spawnBerthd(label),
+      startBerthd: (label, extraArgs) => session.startBerthd(label, extraArgs),
+      spawnBerthd: (label, extraArgs) => session.spawnBerthd(label, extraArgs),
       makeDir: (label) => session.makeDir(label),
       atClose: (cleanUp) => session.atClose(cleanUp),
       reference,
