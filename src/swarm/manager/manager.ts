@@ -30,6 +30,9 @@ import { RoleReconciler } from './role-reconciler.js';
 import { unlockKeyOf } from './cluster-control.js';
 import { decryptSecret } from '../ca/sealing.js';
 
+/** How soon a manager's own heartbeat that failed is first tried again. */
+const FAILED_BEAT_RETRY_MS = 250;
+
 /** How long a check that the store has a leader holds: the no-leader answer comes at once, not after etcd's 7 s. */
 const LEADER_CHECK_TTL_MS = 1000;
 
@@ -255,8 +258,17 @@ export class Manager {
         void roles.stop();
       }
     });
+    // after a failed heartbeat the next comes sooner, then less soon (a new manager's member is
+    // promoted within a moment; a manager without a quorum waits longer)
+    let retryMs: number | undefined;
     const beat = async () => {
-      await dispatcher.heartbeat(local.nodeId).catch((err: unknown) => log.debug({ err }, 'swarm: own heartbeat failed'));
+      retryMs = await dispatcher.heartbeat(local.nodeId).then(
+        () => undefined,
+        (err: unknown) => {
+          log.debug({ err }, 'swarm: own heartbeat failed');
+          return Math.min((retryMs ?? FAILED_BEAT_RETRY_MS / 2) * 2, this.periodMs);
+        },
+      );
       // each beat: a watch set up while the member was a learner, or resumed after a gap, misses what came meanwhile
       await this.checkOwnRecord(state);
       try {
@@ -272,7 +284,7 @@ export class Manager {
     const loops: Loops = { state, dispatcher, leadership, liveness, roles, watches, heartbeat: undefined };
     // each beat after the last, at the period the spec says now
     const next = () => {
-      loops.heartbeat = setTimeout(() => void beat().finally(() => this.loops === loops && next()), this.periodMs);
+      loops.heartbeat = setTimeout(() => void beat().finally(() => this.loops === loops && next()), retryMs ?? this.periodMs);
     };
     this.loops = loops;
     await leadership.start();
