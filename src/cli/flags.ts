@@ -45,6 +45,11 @@ const FLAG_FIELDS: Record<string, keyof DaemonConfig> = {
   cgroupParent: 'cgroupParent',
   swarmEtcdClientPort: 'swarmEtcdClientPort',
   swarmEtcdPeerPort: 'swarmEtcdPeerPort',
+  swarmEtcdEndpoint: 'swarmEtcdEndpoints',
+  swarmEtcdCacert: 'swarmEtcdCaCert',
+  swarmEtcdCert: 'swarmEtcdCert',
+  swarmEtcdKey: 'swarmEtcdKey',
+  swarmEtcdPrefix: 'swarmEtcdPrefix',
 };
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
@@ -87,6 +92,11 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     .option('--cgroup-parent <cgroup>', 'Set parent cgroup for all containers', defaults.cgroupParent)
     .option('--swarm-etcd-client-port <port>', "A swarm manager's etcd member's client port, on 127.0.0.1", positiveInt, defaults.swarmEtcdClientPort)
     .option('--swarm-etcd-peer-port <port>', "A swarm manager's etcd member's peer port, on its advertise address", positiveInt, defaults.swarmEtcdPeerPort)
+    .option('--swarm-etcd-endpoint <url>', "An etcd of the operator's to keep the swarm in, instead of the managers' own members (repeatable)", repeat, [])
+    .option('--swarm-etcd-cacert <file>', 'The CA of --swarm-etcd-endpoint', defaults.swarmEtcdCaCert)
+    .option('--swarm-etcd-cert <file>', "berth's client certificate for --swarm-etcd-endpoint", defaults.swarmEtcdCert)
+    .option('--swarm-etcd-key <file>', "berth's client key for --swarm-etcd-endpoint", defaults.swarmEtcdKey)
+    .option('--swarm-etcd-prefix <prefix>', 'Where the swarm lives in --swarm-etcd-endpoint', defaults.swarmEtcdPrefix)
     .option('--validate', 'Validate daemon configuration and exit', false);
   program.parse(argv, { from: 'user' });
 

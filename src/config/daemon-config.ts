@@ -61,6 +61,12 @@ export interface DaemonConfig {
   /** a swarm manager's etcd member: its client port (on 127.0.0.1) and its peer port (on the advertise address) */
   swarmEtcdClientPort: number;
   swarmEtcdPeerPort: number;
+  /** an etcd of the operator's that swarm managers keep the swarm in, instead of members of their own: its client URLs, TLS files and key prefix */
+  swarmEtcdEndpoints: string[];
+  swarmEtcdCaCert: string;
+  swarmEtcdCert: string;
+  swarmEtcdKey: string;
+  swarmEtcdPrefix: string;
 }
 
 export type ConfigField = keyof DaemonConfig;
@@ -107,6 +113,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   { field: 'cgroupParent', fileKey: 'cgroup-parent', type: 'string', reloadable: false },
   { field: 'swarmEtcdClientPort', fileKey: 'swarm-etcd-client-port', type: 'number', reloadable: false },
   { field: 'swarmEtcdPeerPort', fileKey: 'swarm-etcd-peer-port', type: 'number', reloadable: false },
+  { field: 'swarmEtcdEndpoints', fileKey: 'swarm-etcd-endpoints', type: 'string[]', reloadable: false },
+  { field: 'swarmEtcdCaCert', fileKey: 'swarm-etcd-cacert', type: 'string', reloadable: false },
+  { field: 'swarmEtcdCert', fileKey: 'swarm-etcd-cert', type: 'string', reloadable: false },
+  { field: 'swarmEtcdKey', fileKey: 'swarm-etcd-key', type: 'string', reloadable: false },
+  { field: 'swarmEtcdPrefix', fileKey: 'swarm-etcd-prefix', type: 'string', reloadable: false },
 ];
 
 export const DEFAULT_SOCKET = '/run/berth/berth.sock';
@@ -147,6 +158,11 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): DaemonConfi
     cgroupParent: '',
     swarmEtcdClientPort: 2379,
     swarmEtcdPeerPort: 2380,
+    swarmEtcdEndpoints: [],
+    swarmEtcdCaCert: '',
+    swarmEtcdCert: '',
+    swarmEtcdKey: '',
+    swarmEtcdPrefix: '/berth/v1',
   };
 }
 

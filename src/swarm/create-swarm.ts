@@ -1,5 +1,6 @@
 // The swarm area: this node's membership (swarm-service.ts) resumed from the data root, the
 // Swarm and Node routes' backend (`api`), and the Swarm section of /info (`info`).
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
@@ -24,6 +25,8 @@ export interface SwarmDeps {
   plugins: () => { log: readonly string[]; network: readonly string[]; volume: readonly string[] };
   /** a manager's etcd member's ports */
   etcdPorts: EtcdPorts;
+  /** an etcd of the operator's, instead of the managers' own members */
+  externalEtcd: { endpoints: string[]; caFile: string; certFile: string; keyFile: string; prefix: string };
 }
 
 export async function createSwarm(deps: SwarmDeps) {
@@ -43,7 +46,9 @@ export async function createSwarm(deps: SwarmDeps) {
       engine: { engineVersion: BERTH_VERSION, labels, plugins },
     };
   };
-  const service = new SwarmService({ dataRoot: deps.dataRoot, execRoot: deps.execRoot, events: deps.events, log: deps.log, describe, etcdPorts: deps.etcdPorts });
+  const external = deps.externalEtcd;
+  const externalEtcd = external.endpoints.length === 0 ? undefined : { endpoints: external.endpoints, prefix: external.prefix, ...(external.caFile !== '' ? { tls: { ca: await readFile(external.caFile), ...(external.certFile !== '' ? { cert: await readFile(external.certFile), key: await readFile(external.keyFile) } : {}) } } : {}) };
+  const service = new SwarmService({ dataRoot: deps.dataRoot, execRoot: deps.execRoot, events: deps.events, log: deps.log, describe, etcdPorts: deps.etcdPorts, externalEtcd });
   await service.load();
   const state = () => service.manager().state;
   const rootTls = async () => tlsInfoOf((await state().cluster()).value.rootCa.certPem);

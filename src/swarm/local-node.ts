@@ -27,6 +27,8 @@ export interface LocalNodeState {
   managers: ManagerAddress[];
   /** a manager's own etcd member, once the swarm has had a second manager; its LocalStore before */
   etcd?: EtcdSettings;
+  /** a manager of a swarm kept in an etcd of the operator's (--swarm-etcd-endpoint) */
+  externalStore?: true;
 }
 
 export interface EtcdSettings {

@@ -61,7 +61,32 @@ export async function openManagerEtcd(local: LocalNode, state: LocalNodeState, s
   const tls = { ca: await readFile(files.ca), cert: await readFile(files.cert), key: await readFile(files.key) };
   const raw = new EtcdStore({ endpoints: [settings.clientUrl], tls, namespace: NAMESPACE, callTimeoutMs: CALL_TIMEOUT_MS });
   const membership = new EtcdMembership({ endpoints: [settings.clientUrl], tls, callTimeoutMs: MEMBERSHIP_TIMEOUT_MS });
-  return { member, raw, store: new OffsetStore(raw, settings.revisionOffset), etcd: { membership, revisionOffset: settings.revisionOffset } };
+  return { member, raw, store: new OffsetStore(raw, settings.revisionOffset), etcd: etcdOf(membership, settings.revisionOffset) };
+}
+
+function etcdOf(membership: EtcdMembership, revisionOffset: number, own = true): ManagerEtcd {
+  return {
+    ...(own ? { membership } : {}),
+    leader: async () => (await membership.leader()) !== undefined,
+    revisionOffset,
+    close: () => membership.close(),
+  };
+}
+
+/** An etcd of the operator's (--swarm-etcd-endpoint): where every manager keeps the swarm, instead of members of their own. */
+export interface ExternalEtcd {
+  endpoints: string[];
+  /** its CA, and berth's client certificate and key (PEM), when it speaks TLS */
+  tls?: { ca: Buffer; cert?: Buffer; key?: Buffer };
+  /** the keys' prefix in it */
+  prefix: string;
+}
+
+export function openExternalEtcd(external: ExternalEtcd): { store: ClusterStore; etcd: ManagerEtcd } {
+  const raw = new EtcdStore({ endpoints: external.endpoints, ...(external.tls !== undefined ? { tls: external.tls } : {}), namespace: external.prefix, callTimeoutMs: CALL_TIMEOUT_MS });
+  // only its status is asked of it: whether the member berth talks to knows a leader
+  const status = new EtcdMembership({ endpoints: external.endpoints, ...(external.tls !== undefined ? { tls: external.tls } : {}), callTimeoutMs: MEMBERSHIP_TIMEOUT_MS });
+  return { store: raw, etcd: etcdOf(status, 0, false) };
 }
 
 /**

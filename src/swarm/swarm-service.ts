@@ -19,7 +19,7 @@ import { OffsetStore } from './store/offset-store.js';
 import { moveToEtcd } from './store/store-migration.js';
 import type { ClusterStore } from './store/cluster-store.js';
 import type { EtcdMember } from '../runtime/etcd-member.js';
-import { clientUrlOf, forceNewEtcdCluster, foundingSettings, openManagerEtcd, peerUrlOf, type EtcdPorts } from './manager-etcd.js';
+import { clientUrlOf, forceNewEtcdCluster, foundingSettings, openExternalEtcd, openManagerEtcd, peerUrlOf, type EtcdPorts, type ExternalEtcd } from './manager-etcd.js';
 import type { ManagerEtcd } from './manager/manager.js';
 import { rm } from 'node:fs/promises';
 import { callManager, fetchRootCa } from './transport/cluster-client.js';
@@ -63,6 +63,8 @@ export interface SwarmServiceDeps {
   describe: () => Promise<NodeDescription>;
   /** the ports of a manager's etcd member */
   etcdPorts: EtcdPorts;
+  /** an etcd of the operator's that managers keep the swarm in, instead of members of their own */
+  externalEtcd?: ExternalEtcd;
 }
 
 type Mode =
@@ -185,14 +187,17 @@ export class SwarmService {
         status: { state: 'unknown', message: '', addr: addrs.advertiseAddr.replace(/:\d+$/, '').replace(/^\[|\]$/g, '') },
         managerAddr: addrs.advertiseAddr,
       };
-      const store = await LocalStore.open(this.local.storeDir);
+      const external = this.deps.externalEtcd;
+      const store = external !== undefined ? openExternalEtcd(external).store : await LocalStore.open(this.local.storeDir);
       try {
-        await store.txn([], []);
-        await new ClusterState(store).create(cluster, node);
+        await new ClusterState(store).create(cluster, node).catch((err: unknown) => {
+          if (external !== undefined && err instanceof EngineError && err.message.includes('update out of sequence')) throw new EngineError('unavailable', `the swarm's etcd already holds a swarm under ${external.prefix}`);
+          throw err;
+        });
       } finally {
         await store.close();
       }
-      const state: LocalNodeState = { nodeId, clusterId, role: 'manager', ...addrs, managers: [{ nodeId, addr: addrs.advertiseAddr }] };
+      const state: LocalNodeState = { nodeId, clusterId, role: 'manager', ...addrs, managers: [{ nodeId, addr: addrs.advertiseAddr }], ...(external !== undefined ? { externalStore: true } : {}) };
       const certs = { rootCaPem: rootCa.certPem, certPem, keyPem };
       await this.saveManagerKeys(certs, dek, unlockKey);
       await this.local.saveState(state);
@@ -365,7 +370,10 @@ export class SwarmService {
     let store: ClusterStore;
     let etcd: ManagerEtcd | undefined;
     let member: EtcdMember | undefined;
-    if (state.etcd !== undefined) {
+    if (state.externalStore === true) {
+      if (this.deps.externalEtcd === undefined) throw new EngineError('system', 'this manager keeps its swarm in an etcd of its operator: --swarm-etcd-endpoint must name it');
+      ({ store, etcd } = openExternalEtcd(this.deps.externalEtcd));
+    } else if (state.etcd !== undefined) {
       // what a move to etcd left behind
       await rm(this.local.storeDir, { recursive: true, force: true });
       ({ store, etcd, member } = await openManagerEtcd(this.local, state, state.etcd, this.deps.log, false));
@@ -418,7 +426,7 @@ export class SwarmService {
       if (this.mode.kind === 'manager') this.mode.member = opened.member;
       return { store: new OffsetStore(opened.raw, revisionOffset), etcd: { ...opened.etcd, revisionOffset } };
     } catch (err) {
-      opened.etcd.membership.close();
+      opened.etcd.close();
       await opened.raw.close();
       await opened.member.stop();
       delete state.etcd;
@@ -438,7 +446,10 @@ export class SwarmService {
     const managerState: LocalNodeState = {
       ...state,
       role: 'manager',
-      etcd: { clientUrl: clientUrlOf(this.deps.etcdPorts), peerUrl, initialCluster: added.initialCluster, initialClusterState: 'existing', revisionOffset: added.revisionOffset },
+      // an operator's etcd (no member of its own: the manager said so) or a member of its own
+      ...(added.initialCluster === ''
+        ? { externalStore: true }
+        : { etcd: { clientUrl: clientUrlOf(this.deps.etcdPorts), peerUrl, initialCluster: added.initialCluster, initialClusterState: 'existing' as const, revisionOffset: added.revisionOffset } }),
     };
     const dek = Buffer.from(added.dataKey, 'base64');
     await this.saveManagerKeys(certs, dek, added.unlockKey);

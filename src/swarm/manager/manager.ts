@@ -37,9 +37,13 @@ const FAILED_BEAT_RETRY_MS = 250;
 const LEADER_CHECK_TTL_MS = 1000;
 
 export interface ManagerEtcd {
-  membership: EtcdMembership;
+  /** the managers' own members; none when the store is an etcd of the operator's (the swarm's members are none of berth's business then) */
+  membership?: EtcdMembership;
+  /** whether the member berthd talks to knows a leader now (etcd's status, which answers at once) */
+  leader(): Promise<boolean>;
   /** what the store's revisions read with (store-migration.ts), for the members added */
   revisionOffset: number;
+  close(): void;
 }
 
 export interface ManagerDeps {
@@ -114,7 +118,7 @@ export class Manager {
   async stop(): Promise<void> {
     await this.stopLoops();
     await this.server?.close();
-    this.etcd?.membership.close();
+    this.etcd?.close();
     await this.store.close();
   }
 
@@ -202,15 +206,19 @@ export class Manager {
       if (asked === undefined) throw new EngineError('notFound', `node ${caller.nodeId} not found`);
       if (asked.value.spec.role !== 'manager') throw new EngineError('forbidden', `node ${caller.nodeId} is not a manager`);
       if (this.etcd === undefined) await this.moveToEtcd();
+      const dataKeys = { revisionOffset: this.etcd!.revisionOffset, dataKey: this.deps.dek.toString('base64'), unlockKey: await unlockKeyOf(this.state, this.deps.dek) };
+      const membership = this.etcd!.membership;
+      // an operator's etcd: the new manager uses it as it is
+      if (membership === undefined) return { initialCluster: '', ...dataKeys };
       // read again: a move gives every key a new revision
       const node = (await this.state.node(caller.nodeId))!;
       // the record first: once a second member is added, the store waits for it to start
       await this.state.putNode(node.version, { ...node.value, etcdPeerUrl: req.peerUrl });
-      const known = (await this.etcd!.membership.list()).find((m) => m.name === caller.nodeId || m.peerUrls.includes(req.peerUrl));
-      if (known !== undefined) await this.etcd!.membership.remove(known.id);
-      const { initialCluster } = await this.etcd!.membership.add(caller.nodeId, req.peerUrl);
+      const known = (await membership.list()).find((m) => m.name === caller.nodeId || m.peerUrls.includes(req.peerUrl));
+      if (known !== undefined) await membership.remove(known.id);
+      const { initialCluster } = await membership.add(caller.nodeId, req.peerUrl);
       this.deps.log.info({ nodeId: caller.nodeId, peerUrl: req.peerUrl }, 'swarm: etcd member added');
-      return { initialCluster, revisionOffset: this.etcd!.revisionOffset, dataKey: this.deps.dek.toString('base64'), unlockKey: await unlockKeyOf(this.state, this.deps.dek) };
+      return { initialCluster, ...dataKeys };
     });
     this.adding = run.catch(() => undefined);
     return run;
@@ -239,8 +247,8 @@ export class Manager {
 
   private async startLoops(): Promise<void> {
     const { local, log } = this.deps;
-    const membership = this.etcd?.membership;
-    const state = new ClusterState(this.store, membership === undefined ? undefined : () => this.hasLeader(membership));
+    const etcd = this.etcd;
+    const state = new ClusterState(this.store, etcd === undefined ? undefined : () => this.hasLeader(etcd));
     try {
       this.periodMs = heartbeatPeriodMs((await state.cluster()).value.spec);
     } catch (err) {
@@ -340,10 +348,10 @@ export class Manager {
     });
   }
 
-  private hasLeader(membership: EtcdMembership): Promise<boolean> {
+  private hasLeader(etcd: ManagerEtcd): Promise<boolean> {
     const now = Date.now();
     if (this.leaderCheck === undefined || now - this.leaderCheck.at > LEADER_CHECK_TTL_MS) {
-      this.leaderCheck = { at: now, ok: membership.leader().then((l) => l !== undefined, () => false) };
+      this.leaderCheck = { at: now, ok: etcd.leader().catch(() => false) };
     }
     return this.leaderCheck.ok;
   }

@@ -43,8 +43,8 @@ import { Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError, GRPCUnknownErro
 export interface EtcdMembershipOptions {
   /** client URLs of members (https://IP:PORT): the local member's */
   endpoints: string[];
-  /** the swarm CA, and this manager's certificate and key (PEM) */
-  tls: { ca: Buffer; cert: Buffer; key: Buffer };
+  /** the swarm CA, and this manager's certificate and key (PEM); none for an etcd of plain http */
+  tls?: { ca: Buffer; cert?: Buffer; key?: Buffer };
   /** the time limit of one call; 10 s by default */
   callTimeoutMs?: number;
 }
@@ -89,7 +89,7 @@ export class EtcdMembership {
     const callTimeoutMs = opts.callTimeoutMs ?? 10_000;
     this.client = new Etcd3({
       hosts: opts.endpoints,
-      credentials: { rootCertificate: opts.tls.ca, privateKey: opts.tls.key, certChain: opts.tls.cert },
+      ...(opts.tls !== undefined ? { credentials: { rootCertificate: opts.tls.ca, privateKey: opts.tls.key, certChain: opts.tls.cert } } : {}),
       defaultCallOptions: () => ({ deadline: Date.now() + callTimeoutMs }),
       // no circuit breaker over a single member: it would refuse calls for 5 s after it is back
       faultHandling: { global: ONCE, ...(opts.endpoints.length === 1 ? { host: () => ONCE } : {}) },

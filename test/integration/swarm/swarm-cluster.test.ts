@@ -6,6 +6,7 @@
 // managers only), from inside the nodes' namespaces.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSwarmNodes, type SwarmNode, type SwarmNodes } from '../../helpers/swarm-nodes.js';
@@ -154,7 +155,13 @@ describe('a swarm of berthd nodes', () => {
 
   it('updates a node: labels, availability, and a stale version refused', async () => {
     const n2Id = (await json<{ Swarm: { NodeID: string } }>(n2, 'GET', '/info')).body.Swarm.NodeID;
+    const since = Math.floor(Date.now() / 1000) - 1;
     await cli(n1, ['node', 'update', '--label-add', 'zone=a', '--availability', 'drain', n2Id]);
+    // the manager's events: dockerd's node update, scope swarm, with what changed
+    const events = (await n1.request('GET', `/events?since=${since}&until=${Math.ceil(Date.now() / 1000) + 1}&filters=${encodeURIComponent(JSON.stringify({ type: ['node'] }))}`)).body.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { Action: string; scope: string; Actor: { ID: string; Attributes: Record<string, string> } });
+    const drained = events.find((e) => e.Actor.ID === n2Id && e.Actor.Attributes['availability.new'] === 'drain');
+    assert.ok(drained, JSON.stringify(events));
+    assert.deepEqual([drained.Action, drained.scope, drained.Actor.Attributes['availability.old'], drained.Actor.Attributes.name], ['update', 'swarm', 'active', os.hostname()]);
     const updated = (await json<NodeJson>(n1, 'GET', `/nodes/${n2Id}`)).body;
     assert.deepEqual(updated.Spec.Labels, { zone: 'a' });
     assert.equal(updated.Spec.Availability, 'drain');
