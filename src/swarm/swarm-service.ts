@@ -1,34 +1,34 @@
-// This node's part in a swarm: none, a manager's or a worker's, and the moves between them (init,
-// join, leave, a restart that resumes where the node was). The swarm's own calls go to the
-// manager of this node; on any other node they answer dockerd's 503s.
+// This node's part in a swarm: none, pending a join, a worker's, a manager's or a locked manager's,
+// and the moves between them (init, join, leave, a restart that resumes where the node was,
+// promotion, demotion, unlock, --force-new-cluster). The swarm's own calls go to the manager of
+// this node; on any other node they answer dockerd's 503s.
+import { rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { EngineError, NOT_SWARM_MANAGER_MESSAGE, invalidParameter } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
+import { FilterArgs } from '../lib/filters.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
+import type { EtcdMember } from '../runtime/etcd-member.js';
+import { remoteAddress, resolveAddresses } from './addresses.js';
 import { Agent } from './agent/agent.js';
-import { CertificateIssuer, createRootCa, newCertificateRequest, tlsInfoOf, type NodeRole, type RootCa } from './ca/swarm-ca.js';
 import { caDigest, newJoinTokenSecret, parseJoinToken } from './ca/join-token.js';
+import { encryptSecret, isSealed, newDataKey, seal, unlockKeyBytes, unseal } from './ca/sealing.js';
+import { CertificateIssuer, createRootCa, newCertificateRequest, tlsInfoOf, type NodeRole, type RootCa } from './ca/swarm-ca.js';
+import { ClusterState } from './cluster/cluster-state.js';
 import type { ClusterRecord, NodeDescription, NodeRecord } from './cluster/records.js';
 import { initSpec, nodeCertExpiryMs } from './cluster/swarm-spec.js';
 import { newSwarmId } from './ids.js';
 import { LocalNode, type LocalNodeState, type NodeCertificates } from './local-node.js';
-import { Manager } from './manager/manager.js';
-import { remoteAddress, resolveAddresses } from './addresses.js';
+import { clientUrlOf, forceNewEtcdCluster, foundingSettings, openExternalEtcd, openManagerEtcd, peerUrlOf, type EtcdPorts, type ExternalEtcd } from './manager-etcd.js';
+import { newUnlockKey, type SwarmView } from './manager/cluster-control.js';
+import { Manager, type ManagerEtcd } from './manager/manager.js';
+import { listNodes } from './manager/node-control.js';
+import type { ClusterStore } from './store/cluster-store.js';
 import { LocalStore } from './store/local-store.js';
 import { OffsetStore } from './store/offset-store.js';
 import { moveToEtcd } from './store/store-migration.js';
-import type { ClusterStore } from './store/cluster-store.js';
-import type { EtcdMember } from '../runtime/etcd-member.js';
-import { clientUrlOf, forceNewEtcdCluster, foundingSettings, openExternalEtcd, openManagerEtcd, peerUrlOf, type EtcdPorts, type ExternalEtcd } from './manager-etcd.js';
-import type { ManagerEtcd } from './manager/manager.js';
-import { rm } from 'node:fs/promises';
 import { callManager, fetchRootCa } from './transport/cluster-client.js';
 import { CLUSTER_PATHS, type AddMemberResponse, type JoinResponse, type RenewResponse } from './transport/cluster-protocol.js';
-import { newUnlockKey, type SwarmView } from './manager/cluster-control.js';
-import { encryptSecret, isSealed, newDataKey, seal, unlockKeyBytes, unseal } from './ca/sealing.js';
-import { listNodes } from './manager/node-control.js';
-import { ClusterState } from './cluster/cluster-state.js';
-import { FilterArgs } from '../lib/filters.js';
 
 const WORKER_NOT_MANAGER_MESSAGE = "This node is not a swarm manager. Worker nodes can't be used to view or modify cluster state. Please run this command on a manager node or promote the current node to a manager.";
 const ALREADY_IN_SWARM_MESSAGE = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
@@ -91,7 +91,7 @@ export class SwarmService {
     const saved = await this.local.load();
     if (saved === undefined) return;
     const { state, certs, dataKey } = saved;
-    if (state.role === 'worker') return this.become(state, certs);
+    if (state.role === 'worker') return this.becomeWorker(state, certs);
     if (dataKey === undefined) throw new EngineError('system', `the swarm's data key is missing from ${this.local.dir}`);
     // under autolock a manager waits for its unlock key
     if (isSealed(certs.keyPem) || isSealed(dataKey)) {
@@ -335,7 +335,7 @@ export class SwarmService {
         if (state.role === 'manager') await this.startNewManager(state, certs, remote);
         else {
           await this.local.saveState(state);
-          await this.become(state, certs);
+          await this.becomeWorker(state, certs);
         }
         this.deps.log.info({ nodeId: state.nodeId, role: state.role }, 'swarm: joined');
         return;
@@ -346,7 +346,7 @@ export class SwarmService {
 
   /** Starts this node's part: the manager (its store, its cluster port) or the worker's agent. */
   /** Starts a worker's agent. */
-  private async become(state: LocalNodeState, certs: NodeCertificates): Promise<void> {
+  private async becomeWorker(state: LocalNodeState, certs: NodeCertificates): Promise<void> {
     const agent = new Agent({
       state,
       certs,
@@ -489,7 +489,7 @@ export class SwarmService {
         this.deps.log.info('swarm: this node was promoted to a manager');
       } catch (err) {
         this.deps.log.warn({ err }, 'swarm: the promotion did not happen; the node stays a worker');
-        if (this.mode.kind === 'inactive') await this.become(state, certs);
+        if (this.mode.kind === 'inactive') await this.becomeWorker(state, certs);
       }
     });
   }
@@ -513,7 +513,7 @@ export class SwarmService {
       await this.local.saveDataKey(undefined);
       this.sealedWith = '';
       await this.local.saveState(state);
-      await this.become(state, renewed.certs);
+      await this.becomeWorker(state, renewed.certs);
       this.deps.log.info('swarm: this node was demoted to a worker');
     });
   }

@@ -28,8 +28,6 @@ export class Agent {
   private periodMs = 5000;
   private beating: Promise<void> | undefined;
   private stopped = false;
-  /** the manager of the last answer, and whether the last heartbeat was answered */
-  connected: string | undefined;
 
   constructor(private readonly deps: AgentDeps) {}
 
@@ -74,7 +72,6 @@ export class Agent {
       if (manager === undefined) return;
       try {
         const answer = await callManager<HeartbeatResponse>(manager.addr, CLUSTER_PATHS.heartbeat, { advertiseAddr: state.advertiseAddr, description: await this.deps.describe() }, certs, this.periodMs);
-        this.connected = manager.nodeId;
         this.periodMs = answer.heartbeatPeriodMs;
         if (answer.removed) return this.deps.onRoleChange('removed');
         await this.keep(answer);
@@ -82,7 +79,6 @@ export class Agent {
         else await this.renewIfDue(manager.addr);
         return;
       } catch (err) {
-        this.connected = undefined;
         this.deps.log.debug({ err, manager: manager.addr }, 'swarm: heartbeat failed');
         if (!(err instanceof ManagerUnreachableError)) return;
         this.current++;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import tls from 'node:tls';
 import { CERT_ISSUER_PUBLIC_KEY, CERT_ISSUER_SUBJECT, TRUST_ROOT } from './dockerd-swarm.fixture.js';
-import { certificateExpiry, certificateIdentity, CertificateIssuer, createRootCa, MANAGER_NAME, newCertificateRequest, tlsInfoOf, type NodeIdentity, type RootCa } from './swarm-ca.js';
+import { certificateIdentity, CertificateIssuer, createRootCa, MANAGER_NAME, newCertificateRequest, tlsInfoOf, type NodeIdentity, type RootCa } from './swarm-ca.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
@@ -149,7 +149,6 @@ describe('the swarm CA', () => {
     ]) {
       const { certPem } = await issued(worker, expiryMs);
       assert.equal(lifetimeMs(certPem), days * DAY_MS, `expiry ${expiryMs} ms`);
-      assert.equal(certificateExpiry(certPem).getTime(), Date.parse(new X509Certificate(certPem).validTo));
     }
   });
 

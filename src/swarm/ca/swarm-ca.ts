@@ -110,11 +110,6 @@ export function certificateIdentity(cert: Pick<PeerCertificate, 'subject'>): Nod
   return undefined;
 }
 
-/** When a certificate (PEM) stops being valid. */
-export function certificateExpiry(certPem: string): Date {
-  return new Date(new X509Certificate(certPem).validTo);
-}
-
 export interface TlsInfoView {
   trustRoot: string;
   /** DER, base64 */

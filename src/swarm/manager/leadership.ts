@@ -25,10 +25,6 @@ export class Leadership {
     private readonly onChange: (leading: boolean) => void,
   ) {}
 
-  get isLeader(): boolean {
-    return this.leading;
-  }
-
   async start(): Promise<void> {
     // a key this node held before a restart is its own to take back at once (a store without a
     // quorum says nothing now: the key's lease runs out, and the watch below campaigns)

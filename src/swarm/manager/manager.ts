@@ -24,9 +24,10 @@ import { splitHostPort } from '../transport/cluster-client.js';
 import type { AddMemberRequest, AddMemberResponse, HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, RenewRequest, RenewResponse } from '../transport/cluster-protocol.js';
 import { Dispatcher } from './dispatcher.js';
 import { Leadership } from './leadership.js';
-import { NodeLiveness } from './node-liveness.js';
+import { nodeLiveness } from './node-liveness.js';
 import { publishNodeEvents } from './node-events.js';
-import { RoleReconciler } from './role-reconciler.js';
+import { roleReconciler } from './role-reconciler.js';
+import type { ReconcileLoop } from './reconcile-loop.js';
 import { unlockKeyOf } from './cluster-control.js';
 import { decryptSecret } from '../ca/sealing.js';
 
@@ -73,8 +74,8 @@ interface Loops {
   state: ClusterState;
   dispatcher: Dispatcher;
   leadership: Leadership;
-  liveness: NodeLiveness;
-  roles: RoleReconciler;
+  liveness: ReconcileLoop;
+  roles: ReconcileLoop;
   watches: Watch[];
   heartbeat: NodeJS.Timeout | undefined;
 }
@@ -102,10 +103,6 @@ export class Manager {
   get state(): ClusterState {
     if (this.loops === undefined) throw new EngineError('unavailable', MANAGER_NOT_READY_MESSAGE);
     return this.loops.state;
-  }
-
-  get isLeader(): boolean {
-    return this.loops?.leadership.isLeader ?? false;
   }
 
   async start(): Promise<void> {
@@ -255,8 +252,8 @@ export class Manager {
       log.warn({ err }, 'swarm: the cluster store does not answer yet');
     }
     const dispatcher = new Dispatcher(state, local.nodeId, () => this.periodMs);
-    const liveness = new NodeLiveness(state, () => this.periodMs, log);
-    const roles = new RoleReconciler(state, () => this.etcd?.membership, () => this.periodMs, log);
+    const liveness = nodeLiveness(state, () => this.periodMs, log);
+    const roles = roleReconciler(state, () => this.etcd?.membership, () => this.periodMs, log);
     const leadership = new Leadership(state, local.nodeId, log, (leading) => {
       if (leading) {
         liveness.start();

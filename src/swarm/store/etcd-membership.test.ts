@@ -1,14 +1,14 @@
 // EtcdMembership over real members (EtcdMember, test/helpers/etcd-members.ts), each manager on its
 // own loopback address: a cluster grown from one member to three (each added as a learner, started
 // as 'existing', promoted), a join undone, a member removed (it stops and stays stopped), a new leader after kill -9 of the old one, and a
-// survivor without a quorum whose calls fail in the terms of etcdUnavailability.
+// survivor without a quorum whose calls fail.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TestManagers, type TestManager } from '../../../test/helpers/etcd-members.js';
 import { makeNodeCert } from '../../../test/helpers/tls.js';
 import { until } from '../../../test/helpers/until.js';
 import type { EtcdMember } from '../../runtime/etcd-member.js';
-import { EtcdMembership, etcdUnavailability } from './etcd-membership.js';
+import { EtcdMembership } from './etcd-membership.js';
 import { EtcdStore } from './etcd-store.js';
 
 const bytes = (s: string) => Buffer.from(s);
@@ -113,7 +113,6 @@ describe('EtcdMembership', () => {
     const leaderId = await until('a leader', () => membership.leader(), (l) => l !== undefined);
     const leader = (await membership.list()).find((x) => x.id === leaderId)!.name;
     const others = ['m1', 'm2', 'm4'].filter((n) => n !== leader);
-    const killedAt = Date.now();
     process.kill(members[leader].pid!, 'SIGKILL');
     // kept down: its supervisor would have it back in 100 ms
     await members[leader].stop();
@@ -127,7 +126,6 @@ describe('EtcdMembership', () => {
         (ok) => ok,
         10_000,
       );
-      assert.ok(Date.now() - killedAt < 10_000);
       assert.equal(text((await s.get('k'))?.value), 'after');
     } finally {
       await s.close();
@@ -135,7 +133,7 @@ describe('EtcdMembership', () => {
     await members[leader].start();
   });
 
-  it('with two of three members stopped, the survivor has no leader, and its calls fail as etcdUnavailability says', async () => {
+  it('with two of three members stopped, the survivor has no leader, and its calls fail', async () => {
     // m1 survives: the membership asks it
     await Promise.all([members.m2.stop(), members.m4.stop()]);
     const survivor = store(['m1']);
@@ -145,16 +143,12 @@ describe('EtcdMembership', () => {
       // a read and a write each wait etcd's request timeout (7 s) for a leader
       const read = await failure(survivor.get('k'));
       assert.match(read.err.message, /UNAVAILABLE: etcdserver: request timed out/);
-      assert.equal(etcdUnavailability(read.err), 'noLeader');
       const write = await failure(survivor.txn([], [{ put: { key: 'k', value: bytes('lost') } }]));
       assert.match(write.err.message, /UNKNOWN: context deadline exceeded/);
-      assert.equal(etcdUnavailability(write.err), 'noLeader');
-      assert.ok(read.ms > 6000 && read.ms < 9000 && write.ms > 6000 && write.ms < 9000, `${read.ms} ms, ${write.ms} ms`);
       // the member list is the survivor's own view
       assert.equal((await membership.list()).length, 3);
       const down = await failure(stopped.get('k'));
       assert.match(down.err.message, /UNAVAILABLE: No connection established/);
-      assert.equal(etcdUnavailability(down.err), 'unreachable');
 
       // and once one is back, the cluster answers again
       await members.m2.start();

@@ -38,7 +38,7 @@
 // After kill -9 of the leader of three, the two others had a new one 1.1 to 1.9 s later; a write
 // sent to a follower before then was lost with the old leader, and failed after the 7 s with
 // UNAVAILABLE "etcdserver: request timed out" (applied or not: etcd cannot tell).
-import { Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError, GRPCUnknownError, type IMember, type IOptions } from 'etcd3';
+import { Etcd3, type IMember, type IOptions } from 'etcd3';
 
 export interface EtcdMembershipOptions {
   /** client URLs of members (https://IP:PORT): the local member's */
@@ -62,15 +62,6 @@ export interface EtcdMemberInfo {
   /** a learner, not yet promoted: it votes nowhere and serves no store */
   learner: boolean;
 }
-
-/**
- * Why a call to etcd failed for want of a cluster that can answer, where that is why:
- * 'noLeader' when the member has no leader (the quorum is lost, or an election is under way),
- * 'unreachable' when no member answered (down, stopping, cut off, or silent past the call's time
- * limit). Above a call time limit of 7 s (EtcdStore's is 10 s) a member without a leader says so
- * before the limit; below it, it shows as 'unreachable', and leader() tells them apart.
- */
-export type EtcdUnavailability = 'noLeader' | 'unreachable';
 
 type GlobalPolicy = NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
 
@@ -132,23 +123,6 @@ export class EtcdMembership {
   close(): void {
     this.client.close();
   }
-}
-
-/** See EtcdUnavailability. Takes etcd3's errors as they are (EtcdStore passes these through). */
-export function etcdUnavailability(err: unknown): EtcdUnavailability | undefined {
-  if (!(err instanceof Error)) return undefined;
-  const { message } = err;
-  if (err instanceof GRPCUnavailableError) {
-    if (/etcdserver: (no leader|leader changed|request timed out)/.test(message)) return 'noLeader';
-    // etcd's other refusals (unhealthy cluster, not capable) come from a member with a leader;
-    // "server stopped" from one on its way down
-    if (message.includes('etcdserver: server stopped') || !message.includes('etcdserver:')) return 'unreachable';
-    return undefined;
-  }
-  // a proposal that found no leader for the whole of etcd's request timeout
-  if (err instanceof GRPCUnknownError && message.includes('context deadline exceeded')) return 'noLeader';
-  if (err instanceof GRPCDeadlineExceededError) return 'unreachable';
-  return undefined;
 }
 
 async function waitOutPassingRefusals<T>(call: () => Promise<T>): Promise<T> {

@@ -78,10 +78,8 @@ describe('a swarm of three managers and two workers', () => {
     const leaderId = leaderOf(await nodesSeenBy(nodes[0]!));
     const leader = managers.find((m) => ids.get(m) === leaderId)!;
     const others = managers.filter((m) => m !== leader);
-    const killedAt = Date.now();
     await leader.kill();
     const next = await until('another leader', () => nodesSeenBy(others[0]!), (l) => leaderOf(l) !== undefined && leaderOf(l) !== leaderId, 10_000);
-    assert.ok(Date.now() - killedAt < 10_000);
     // the API works on both survivors
     for (const m of others) assert.equal(leaderOf(await nodesSeenBy(m)), leaderOf(next));
     await cli(others[1]!, ['node', 'update', '--label-add', 'after=failover', ids.get(nodes[3]!)!]);
