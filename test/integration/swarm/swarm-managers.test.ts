@@ -169,4 +169,8 @@ describe('a swarm of three managers and two workers', () => {
     const kept = (await survivor.request('GET', `/nodes/${ids.get(nodes[4]!)}`)).json() as { Spec: { Labels: Record<string, string> } };
     assert.equal(kept.Spec.Labels.while, 'cut');
   });
+
+  it('never logs a key', () => {
+    for (const n of nodes) assert.doesNotMatch(n.berthd.log, /PRIVATE KEY|SWMKEY-1-|"dataKey"/, `${n.name}'s log`);
+  });
 });
