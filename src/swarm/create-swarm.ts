@@ -58,7 +58,11 @@ export async function createSwarm(deps: SwarmDeps) {
     join: (body: unknown) => service.join(body),
     leave: (force: boolean) => service.leave(force),
     inspect: () => inspectSwarm(state()),
-    update: async (version: string | null, body: unknown, rotate: Rotations) => updateSwarm(state(), parseVersion('swarm', version), body, rotate, service.manager().dataKey),
+    // the version first, as dockerd's route parses it before it asks the cluster
+    update: async (version: string | null, body: unknown, rotate: Rotations) => {
+      const v = parseVersion('swarm', version);
+      await updateSwarm(state(), v, body, rotate, service.manager().dataKey);
+    },
     unlockKey: async () => unlockKeyOf(state(), service.manager().dataKey),
     unlock: (body: unknown) => service.unlock(body),
     listNodes: async (filters: FilterArgs) => ({ nodes: await listNodes(state(), filters), tlsInfo: await rootTls() }),

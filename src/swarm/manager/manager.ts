@@ -5,6 +5,7 @@
 // The store changes once in a swarm's life: a single manager's LocalStore moves to an etcd
 // member of its own when a second manager asks to be added (addMember). The cluster port goes on
 // serving through the move; the loops stop, and start again over the new store.
+import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { EngineError } from '../../errors.js';
 import type { EventBus } from '../../events/event-bus.js';
@@ -14,6 +15,7 @@ import { renewalDue } from '../ca/renewal.js';
 import { caDigest, parseJoinToken, sameSecret } from '../ca/join-token.js';
 import { ClusterState, MANAGER_NOT_READY_MESSAGE } from '../cluster/cluster-state.js';
 import type { NodeRecord } from '../cluster/records.js';
+import { decodeNodeDescription } from '../cluster/node-description.js';
 import { heartbeatPeriodMs, nodeCertExpiryMs } from '../cluster/swarm-spec.js';
 import { newSwarmId } from '../ids.js';
 import type { LocalNodeState, ManagerAddress, NodeCertificates } from '../local-node.js';
@@ -145,12 +147,16 @@ export class Manager {
     return this.deps.certs.rootCaPem;
   }
 
-  async join(req: JoinRequest, remoteHost: string): Promise<JoinResponse> {
+  async join(body: JoinRequest | undefined, remoteHost: string): Promise<JoinResponse> {
+    const req = (typeof body === 'object' && body !== null ? body : {}) as Partial<JoinRequest>;
     const state = this.state;
     const cluster = (await state.cluster()).value;
-    const role = this.roleOfToken(typeof req?.token === 'string' ? req.token : '', cluster.rootCa.certPem, cluster.joinSecrets);
-    if (typeof req.csrPem !== 'string' || typeof req.description !== 'object' || req.description === null) throw new EngineError('invalidParameter', 'rpc error: code = InvalidArgument desc = malformed join request');
-    const advertiseHost = req.advertiseAddr ? splitHostPort(req.advertiseAddr).host : remoteHost;
+    const role = this.roleOfToken(typeof req.token === 'string' ? req.token : '', cluster.rootCa.certPem, cluster.joinSecrets);
+    if (typeof req.csrPem !== 'string') throw new EngineError('invalidParameter', 'rpc error: code = InvalidArgument desc = a certificate request is required');
+    const advertiseAddr = typeof req.advertiseAddr === 'string' ? req.advertiseAddr : '';
+    const listenAddr = typeof req.listenAddr === 'string' && req.listenAddr !== '' ? req.listenAddr : '0.0.0.0:2377';
+    const advertiseHost = advertiseAddr !== '' ? splitHostPort(advertiseAddr).host : remoteHost;
+    if (isIP(advertiseHost) === 0) throw new EngineError('invalidParameter', `rpc error: code = InvalidArgument desc = invalid advertise address ${JSON.stringify(advertiseAddr)}`);
     const now = formatRfc3339Nano(nowNanos());
     const nodeId = newSwarmId();
     const node: NodeRecord = {
@@ -159,9 +165,9 @@ export class Manager {
       updatedAt: now,
       spec: { name: '', labels: {}, role, availability: 'active' },
       role,
-      description: req.description,
+      description: decodeNodeDescription(req.description),
       status: { state: 'unknown', message: '', addr: advertiseHost },
-      ...(role === 'manager' ? { managerAddr: req.advertiseAddr || `${remoteHost}:${splitHostPort(req.listenAddr).port}` } : {}),
+      ...(role === 'manager' ? { managerAddr: advertiseAddr || `${remoteHost}:${splitHostPort(listenAddr).port}` } : {}),
     };
     const certPem = await this.issue(req.csrPem, { nodeId, role, clusterId: cluster.id }, nodeCertExpiryMs(cluster.spec), [advertiseHost]);
     await state.putNode(0, node);
@@ -174,7 +180,8 @@ export class Manager {
     const node = await state.node(caller.nodeId);
     if (node === undefined) return { heartbeatPeriodMs: this.periodMs, managers: [], role: caller.role, removed: true };
     await state.call(() => this.loops!.dispatcher.heartbeat(caller.nodeId));
-    const addr = req?.advertiseAddr ? splitHostPort(req.advertiseAddr).host : node.value.status.addr;
+    const said = typeof req?.advertiseAddr === 'string' ? splitHostPort(req.advertiseAddr).host : '';
+    const addr = isIP(said) !== 0 ? said : node.value.status.addr;
     if (addr !== node.value.status.addr) await state.putNode(node.version, { ...node.value, status: { ...node.value.status, addr } }).catch(() => undefined);
     // the role asked for: a promotion reaches the node here
     return { heartbeatPeriodMs: this.periodMs, managers: await this.managers(), role: node.value.spec.role, removed: false };
