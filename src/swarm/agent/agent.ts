@@ -1,13 +1,13 @@
 // A worker's link to its swarm: one session with a manager, kept by a heartbeat each period, moved
-// to the next manager it knows when that one stops answering (swarmkit's agent). Each answer
-// brings the managers' list, which the node keeps for its next restart, and the role the swarm
-// gives it. Its certificate is renewed once half its life has passed.
+// to the next manager it knows when that one stops answering or cannot serve (swarmkit's agent).
+// Each answer brings the managers' list, which the node keeps for its next restart, and the role
+// the swarm gives it. Its certificate is renewed once half its life has passed.
 import type { Logger } from 'pino';
 import { newCertificateRequest, type NodeRole } from '../ca/swarm-ca.js';
 import { renewalDue } from '../ca/renewal.js';
 import type { NodeDescription } from '../cluster/records.js';
 import type { LocalNodeState, NodeCertificates } from '../local-node.js';
-import { callManager, ManagerUnreachableError } from '../transport/cluster-client.js';
+import { callManager } from '../transport/cluster-client.js';
 import { CLUSTER_PATHS, type HeartbeatResponse, type RenewResponse } from '../transport/cluster-protocol.js';
 
 export interface AgentDeps {
@@ -70,19 +70,22 @@ export class Agent {
     for (let tried = 0; tried < Math.max(1, managers.length); tried++) {
       const manager = managers[this.current % Math.max(1, managers.length)];
       if (manager === undefined) return;
+      let answer: HeartbeatResponse;
       try {
-        const answer = await callManager<HeartbeatResponse>(manager.addr, CLUSTER_PATHS.heartbeat, { advertiseAddr: state.advertiseAddr, description: await this.deps.describe() }, certs, this.periodMs);
-        this.periodMs = answer.heartbeatPeriodMs;
-        if (answer.removed) return this.deps.onRoleChange('removed');
-        await this.keep(answer);
-        if (answer.role !== state.role) this.deps.onRoleChange(answer.role);
-        else await this.renewIfDue(manager.addr);
-        return;
+        answer = await callManager<HeartbeatResponse>(manager.addr, CLUSTER_PATHS.heartbeat, { advertiseAddr: state.advertiseAddr, description: await this.deps.describe() }, certs, this.periodMs);
       } catch (err) {
+        // unreachable, or reached but unable to serve (a manager cut off from the others answers
+        // that the swarm has no leader): the next manager
         this.deps.log.debug({ err, manager: manager.addr }, 'swarm: heartbeat failed');
-        if (!(err instanceof ManagerUnreachableError)) return;
         this.current++;
+        continue;
       }
+      this.periodMs = answer.heartbeatPeriodMs;
+      if (answer.removed) return this.deps.onRoleChange('removed');
+      await this.keep(answer);
+      if (answer.role !== state.role) this.deps.onRoleChange(answer.role);
+      else await this.renewIfDue(manager.addr).catch((err: unknown) => this.deps.log.warn({ err }, 'swarm: certificate renewal failed'));
+      return;
     }
   }
 

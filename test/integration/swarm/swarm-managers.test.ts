@@ -58,11 +58,20 @@ describe('a swarm of three managers and two workers', () => {
   it('forms: n2 and n3 join with the manager token, n4 and n5 with the worker token; 5 Ready, 3 managers, one Leader', async () => {
     const [n1] = nodes as [SwarmNode];
     await cli(n1, ['swarm', 'init', '--advertise-addr', n1.addr]);
+    await cli(n1, ['swarm', 'update', '--task-history-limit', '7']);
+    const before = (await n1.request('GET', '/swarm')).json() as { ID: string; Version: { Index: number } };
     const managerToken = (await cli(n1, ['swarm', 'join-token', '-q', 'manager'])).trim();
     const workerToken = (await cli(n1, ['swarm', 'join-token', '-q', 'worker'])).trim();
     for (const n of nodes.slice(1, 3)) assert.match(await cli(n, ['swarm', 'join', '--token', managerToken, '--advertise-addr', n.addr, `${n1.addr}:2377`]), /This node joined a swarm as a manager\./);
     for (const n of nodes.slice(3)) assert.match(await cli(n, ['swarm', 'join', '--token', workerToken, '--advertise-addr', n.addr, `${n1.addr}:2377`]), /This node joined a swarm as a worker\./);
     for (const n of nodes) ids.set(n, await idOf(n));
+    // the store moved into etcd with the second manager: every object kept, Version.Index still rising
+    const after = (await n1.request('GET', '/swarm')).json() as { ID: string; Version: { Index: number }; Spec: { Orchestration: { TaskHistoryRetentionLimit: number } } };
+    assert.equal(after.ID, before.ID);
+    assert.ok(after.Version.Index > before.Version.Index, `${after.Version.Index} after ${before.Version.Index}`);
+    assert.equal(after.Spec.Orchestration.TaskHistoryRetentionLimit, 7);
+    const stale = await n1.request('POST', `/swarm/update?version=${before.Version.Index - 1}`, { json: after.Spec });
+    assert.equal(stale.status, 500);
     for (const m of managers) {
       const seen = await until(`${m.name} to see five ready nodes and three reachable managers`, () => nodesSeenBy(m), (l) => l !== undefined && l.length === 5 && l.every((n) => n.Status.State === 'ready') && l.filter((n) => n.ManagerStatus?.Reachability === 'reachable').length === 3, 30_000);
       assert.equal(seen!.filter((n) => n.ManagerStatus?.Leader === true).length, 1);
@@ -90,7 +99,9 @@ describe('a swarm of three managers and two workers', () => {
   });
 
   it('keeps the two others serving when one manager is cut off; the isolated one answers the no-leader 500 everywhere, and catches up', async () => {
-    const [a, b, cut] = managers as [SwarmNode, SwarmNode, SwarmNode];
+    // the workers heartbeat to the first manager of the list the managers give them (by node ID):
+    // that one is cut off, so that they must fail over to keep their sessions
+    const [cut, a, b] = [...managers].sort((x, y) => ids.get(x)!.localeCompare(ids.get(y)!)) as [SwarmNode, SwarmNode, SwarmNode];
     swarm.isolate(cut, nodes);
     try {
       await until('the isolated manager to know it has no leader', () => cut.request('GET', '/nodes').then((r) => r.status), (s) => s === 500, 20_000);
@@ -111,7 +122,9 @@ describe('a swarm of three managers and two workers', () => {
       assert.equal(info.Error, NO_LEADER);
       // the pair goes on: a change made there, the cut-off manager seen down
       await cli(a, ['node', 'update', '--label-add', 'while=cut', ids.get(nodes[4]!)!]);
-      await until('the cut-off manager down for the pair', () => nodesSeenBy(b), (l) => l?.find((n) => n.ID === ids.get(cut))?.ManagerStatus?.Reachability === 'unreachable', 20_000);
+      const seen = await until('the cut-off manager down for the pair', () => nodesSeenBy(b), (l) => l?.find((n) => n.ID === ids.get(cut))?.ManagerStatus?.Reachability === 'unreachable', 20_000);
+      // its session is gone: the workers' would be too, had they not moved to another manager
+      for (const w of nodes.slice(3)) assert.equal(seen!.find((n) => n.ID === ids.get(w))?.Status.State, 'ready', `${w.name} failed over`);
     } finally {
       swarm.heal(cut);
     }
