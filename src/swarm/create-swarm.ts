@@ -12,6 +12,8 @@ import type { NodeDescription } from './cluster/records.js';
 import { inspectSwarm, parseVersion, unlockKeyOf, updateSwarm, type Rotations } from './manager/cluster-control.js';
 import { decodeNodeSpec, findNode, listNodes, removeNode, updateNode } from './manager/node-control.js';
 import { SwarmService } from './swarm-service.js';
+import { createObject, decodeObjectSpec, findObject, listObjects, parseObjectVersion, removeObject, updateObject } from './objects/secret-control.js';
+import type { ObjectKind } from './objects/secret-records.js';
 import type { EtcdPorts } from './manager-etcd.js';
 
 export interface SwarmDeps {
@@ -73,6 +75,16 @@ export async function createSwarm(deps: SwarmDeps) {
     },
     removeNode: (id: string, force: boolean) => removeNode(state(), id, force, (nodeId) => service.manager().endSession(nodeId)),
     requireManager: () => void service.manager(),
+    objects: (kind: ObjectKind) => ({
+      list: (filters: FilterArgs) => listObjects(state(), kind, filters),
+      create: async (body: unknown) => createObject(state(), kind, decodeObjectSpec(body), { dek: service.manager().dataKey }),
+      inspect: (id: string) => findObject(state(), kind, id),
+      update: async (id: string, version: string | null, body: unknown) => {
+        const v = parseObjectVersion(kind, version);
+        await updateObject(state(), kind, id, v, decodeObjectSpec(body), { dek: service.manager().dataKey });
+      },
+      remove: (id: string) => removeObject(state(), kind, id),
+    }),
   };
   return { api, info: () => service.info(), shutdown: () => service.shutdown() };
 }

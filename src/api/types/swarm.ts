@@ -67,3 +67,24 @@ export interface Node {
   Status: { State: string; Message?: string; Addr: string };
   ManagerStatus?: { Leader?: boolean; Reachability: string; Addr: string };
 }
+
+export interface Driver {
+  Name: string;
+  Options?: Record<string, string>;
+}
+
+export interface Secret {
+  ID: string;
+  Version: ObjectVersion;
+  CreatedAt: string;
+  UpdatedAt: string;
+  Spec: { Name: string; Labels: Record<string, string>; Templating?: Driver };
+}
+
+export interface Config {
+  ID: string;
+  Version: ObjectVersion;
+  CreatedAt: string;
+  UpdatedAt: string;
+  Spec: { Name: string; Labels: Record<string, string>; Data: string; Templating?: Driver };
+}

@@ -28,6 +28,7 @@ import { Dispatcher } from './dispatcher.js';
 import { Leadership } from './leadership.js';
 import { nodeLiveness } from './node-liveness.js';
 import { publishNodeEvents } from './node-events.js';
+import { publishObjectEvents } from '../objects/object-events.js';
 import { roleReconciler } from './role-reconciler.js';
 import type { ReconcileLoop } from './reconcile-loop.js';
 import { unlockKeyOf } from './cluster-control.js';
@@ -292,7 +293,7 @@ export class Manager {
         log.debug({ err }, 'swarm: the swarm not read this beat');
       }
     };
-    const watches = [publishNodeEvents(state, this.deps.events), this.watchOwnRole(state)];
+    const watches = [publishNodeEvents(state, this.deps.events), publishObjectEvents(state, this.deps.events, 'secret'), publishObjectEvents(state, this.deps.events, 'config'), this.watchOwnRole(state)];
     const loops: Loops = { state, dispatcher, leadership, liveness, roles, watches, heartbeat: undefined };
     // each beat after the last, at the period the spec says now
     const next = () => {

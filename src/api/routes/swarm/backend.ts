@@ -3,6 +3,8 @@ import type { FilterArgs } from '../../../lib/filters.js';
 import type { SwarmView } from '../../../swarm/manager/cluster-control.js';
 import type { NodeView } from '../../../swarm/manager/node-control.js';
 import type { TlsInfoView } from '../../../swarm/ca/swarm-ca.js';
+import type { ObjectView } from '../../../swarm/objects/secret-control.js';
+import type { ObjectKind } from '../../../swarm/objects/secret-records.js';
 
 export interface SwarmRotations {
   workerToken: boolean;
@@ -24,6 +26,16 @@ export interface SwarmBackend {
   inspectNode(id: string): Promise<{ node: NodeView; tlsInfo: TlsInfoView }>;
   updateNode(id: string, version: string | null, body: unknown): Promise<void>;
   removeNode(id: string, force: boolean): Promise<void>;
-  /** What the calls of areas still to come (services, tasks, secrets, configs) check first: dockerd's 503 off a manager. */
+  /** What the calls of areas still to come (services, tasks) check first: dockerd's 503 off a manager. */
   requireManager(): void;
+  /** secrets and configs, the same calls for each kind */
+  objects(kind: ObjectKind): ObjectBackend;
+}
+
+export interface ObjectBackend {
+  list(filters: FilterArgs): Promise<ObjectView[]>;
+  create(body: unknown): Promise<string>;
+  inspect(id: string): Promise<ObjectView>;
+  update(id: string, version: string | null, body: unknown): Promise<void>;
+  remove(id: string): Promise<void>;
 }

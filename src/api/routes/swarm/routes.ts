@@ -1,12 +1,14 @@
-// The Swarm and Node operations, and the manager check of the operations still to come:
-// services, tasks, secrets and configs answer dockerd's 503 off a manager, and on a manager an
-// empty list or 501 until their areas land.
+// The Swarm, Node, Secret and Config operations, and the manager check of the operations still
+// to come: services and tasks answer dockerd's 503 off a manager, and on a manager an empty list
+// or 501 until their area lands.
 import { EngineError } from '../../../errors.js';
 import { FilterArgs } from '../../../lib/filters.js';
 import { queryBool } from '../../query.js';
 import type { Handler, Route } from '../../router.js';
 import type { SwarmBackend } from './backend.js';
-import { toNode, toSwarm } from './to-api.js';
+import { toConfig, toNode, toSecret, toSwarm } from './to-api.js';
+import type { ObjectView } from '../../../swarm/objects/secret-control.js';
+import type { ObjectKind } from '../../../swarm/objects/secret-records.js';
 
 const LATER_OPERATIONS: ReadonlyArray<[operationId: string, method: Route['method'], path: string, what: string]> = [
   ['ServiceList', 'GET', '/services', 'list'],
@@ -18,16 +20,6 @@ const LATER_OPERATIONS: ReadonlyArray<[operationId: string, method: Route['metho
   ['TaskList', 'GET', '/tasks', 'list'],
   ['TaskInspect', 'GET', '/tasks/{id}', 'tasks'],
   ['TaskLogs', 'GET', '/tasks/{id}/logs', 'tasks'],
-  ['SecretList', 'GET', '/secrets', 'list'],
-  ['SecretCreate', 'POST', '/secrets/create', 'secrets'],
-  ['SecretInspect', 'GET', '/secrets/{id}', 'secrets'],
-  ['SecretDelete', 'DELETE', '/secrets/{id}', 'secrets'],
-  ['SecretUpdate', 'POST', '/secrets/{id}/update', 'secrets'],
-  ['ConfigList', 'GET', '/configs', 'list'],
-  ['ConfigCreate', 'POST', '/configs/create', 'configs'],
-  ['ConfigInspect', 'GET', '/configs/{id}', 'configs'],
-  ['ConfigDelete', 'DELETE', '/configs/{id}', 'configs'],
-  ['ConfigUpdate', 'POST', '/configs/{id}/update', 'configs'],
 ];
 
 export function swarmRoutes(backend: SwarmBackend): Route[] {
@@ -114,6 +106,42 @@ export function swarmRoutes(backend: SwarmBackend): Route[] {
         ctx.res.writeHead(200).end();
       },
     },
+    ...objectRoutes(backend, 'secret', 'Secret', toSecret),
+    ...objectRoutes(backend, 'config', 'Config', toConfig),
     ...LATER_OPERATIONS.map(([operationId, method, path, what]): Route => ({ operationId, method, path, handle: later(what) })),
+  ];
+}
+
+/** /secrets or /configs: create (201 {ID}), list, inspect, update (200), delete (204). */
+function objectRoutes(backend: SwarmBackend, kind: ObjectKind, tag: 'Secret' | 'Config', toApi: (view: ObjectView) => unknown): Route[] {
+  const base = `/${kind}s`;
+  const objects = () => backend.objects(kind);
+  return [
+    {
+      operationId: `${tag}List`,
+      method: 'GET',
+      path: base,
+      handle: async (ctx) => ctx.json((await objects().list(FilterArgs.fromJson(ctx.query.get('filters')))).map(toApi)),
+    },
+    { operationId: `${tag}Create`, method: 'POST', path: `${base}/create`, handle: async (ctx) => ctx.json({ ID: await objects().create(await ctx.readJson()) }, 201) },
+    { operationId: `${tag}Inspect`, method: 'GET', path: `${base}/{id}`, handle: async (ctx) => ctx.json(toApi(await objects().inspect(ctx.params.id!))) },
+    {
+      operationId: `${tag}Delete`,
+      method: 'DELETE',
+      path: `${base}/{id}`,
+      handle: async (ctx) => {
+        await objects().remove(ctx.params.id!);
+        ctx.res.writeHead(204).end();
+      },
+    },
+    {
+      operationId: `${tag}Update`,
+      method: 'POST',
+      path: `${base}/{id}/update`,
+      handle: async (ctx) => {
+        await objects().update(ctx.params.id!, ctx.query.get('version'), await ctx.readJson());
+        ctx.res.writeHead(200).end();
+      },
+    },
   ];
 }

@@ -5,7 +5,8 @@ import type { SwarmView } from '../../../swarm/manager/cluster-control.js';
 import type { SwarmInfo as SwarmInfoView } from '../../../swarm/swarm-service.js';
 import type { TlsInfoView } from '../../../swarm/ca/swarm-ca.js';
 import type { ClusterRecord, SwarmSpec as SpecRecord } from '../../../swarm/cluster/records.js';
-import type { ClusterInfo, Node, Swarm, SwarmInfo, SwarmSpec, TLSInfo } from '../../types/swarm.js';
+import type { ClusterInfo, Config, Node, Secret, Swarm, SwarmInfo, SwarmSpec, TLSInfo } from '../../types/swarm.js';
+import type { ObjectView } from '../../../swarm/objects/secret-control.js';
 
 export function toSwarm(view: SwarmView): Swarm {
   return { ...toClusterInfo(view.cluster.value, view.cluster.version, view.tlsInfo), JoinTokens: { Worker: view.joinTokens.worker, Manager: view.joinTokens.manager } };
@@ -104,4 +105,20 @@ function emptyCluster(): ClusterInfo {
     SubnetSize: 0,
     DataPathPort: 0,
   };
+}
+
+/** A secret as dockerd shows it: never its data. */
+export function toSecret(view: ObjectView): Secret {
+  const o = view.value;
+  return { ID: o.id, Version: { Index: view.version }, CreatedAt: o.createdAt, UpdatedAt: o.updatedAt, Spec: { Name: o.spec.name, Labels: o.spec.labels, ...templating(o.spec.templating) } };
+}
+
+/** A config as dockerd shows it: with its data. */
+export function toConfig(view: ObjectView): Config {
+  const o = view.value;
+  return { ID: o.id, Version: { Index: view.version }, CreatedAt: o.createdAt, UpdatedAt: o.updatedAt, Spec: { Name: o.spec.name, Labels: o.spec.labels, Data: o.data, ...templating(o.spec.templating) } };
+}
+
+function templating(t: { name: string; options: Record<string, string> } | undefined): { Templating?: { Name: string; Options?: Record<string, string> } } {
+  return t === undefined ? {} : { Templating: { Name: t.name, ...(Object.keys(t.options).length > 0 ? { Options: t.options } : {}) } };
 }
