@@ -107,8 +107,8 @@ export async function updateObject(state: ClusterState, kind: ObjectKind, input:
   const { value: current } = await findObject(state, kind, input);
   const currentData = kind === 'secret' ? decryptSecret(keys.dek, current.data) : current.data;
   const sameTemplating = JSON.stringify(spec.templating ?? null) === JSON.stringify(current.spec.templating ?? null);
-  // a secret's data is never shown, so an update may leave it out
-  if (spec.name !== current.spec.name || (spec.data !== '' && spec.data !== currentData) || (kind === 'config' && spec.data === '') || !sameTemplating) throw invalidArgument('only updates to Labels are allowed');
+  // as swarmkit: an update may leave the data out (a secret's is never shown), or send it unchanged
+  if (spec.name !== current.spec.name || (spec.data !== '' && spec.data !== currentData) || !sameTemplating) throw invalidArgument('only updates to Labels are allowed');
   const next: SecretRecord = { ...current, updatedAt: formatRfc3339Nano(nowNanos()), spec: { ...current.spec, labels: spec.labels } };
   const { succeeded } = await state.call(() => state.store.txn([{ key: prefixOf(kind) + current.id, modRevision: version }], [{ put: { key: prefixOf(kind) + current.id, value: encode(next) } }]));
   if (!succeeded) throw new EngineError('system', 'rpc error: code = Unknown desc = update out of sequence');
