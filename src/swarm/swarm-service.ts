@@ -245,7 +245,11 @@ export class SwarmService {
         throw err;
       });
       if (outcome === 'waiting') {
-        attempt.catch(() => undefined);
+        // it goes on in the background: a failure then leaves the node outside any swarm again
+        attempt.catch((err: unknown) => {
+          this.deps.log.warn({ err }, 'swarm: the join did not happen');
+          if (this.mode.kind === 'pending') this.mode = { kind: 'inactive' };
+        });
         throw new EngineError('unavailable', JOIN_TIMEOUT_MESSAGE);
       }
     });
@@ -300,7 +304,7 @@ export class SwarmService {
   private async attemptJoin(remotes: string[], tokenText: string, digest: string, addrs: Awaited<ReturnType<typeof resolveAddresses>> | undefined, listenAddr: string, signal: AbortSignal): Promise<void> {
     const workDir = await this.local.ensureWorkDir();
     const { keyPem, csrPem } = await newCertificateRequest(workDir);
-    for (let round = 0; ; round++) {
+    for (;;) {
       for (const remote of remotes) {
         signal.throwIfAborted();
         let answer: JoinResponse;
