@@ -37,6 +37,8 @@ const JOIN_TIMEOUT_MESSAGE = 'Timeout was reached before node joined. The attemp
 /** how long a join call waits before it answers and goes on in the background (dockerd's swarmConnectTimeout) */
 const JOIN_WAIT_MS = 20_000;
 const JOIN_RETRY_MS = 2000;
+/** how long a new manager's join or a forced cluster's init waits for the store to answer */
+const SERVING_WAIT_MS = 15_000;
 const DEFAULT_DATA_PATH_PORT = 4789;
 
 export type LocalNodeStateName = 'inactive' | 'pending' | 'active' | 'error' | 'locked';
@@ -221,6 +223,7 @@ export class SwarmService {
       await forceNewEtcdCluster(this.local, state, state.etcd, this.deps.log);
     }
     await this.becomeManager(state, certs, dek);
+    await this.servingManager();
     this.deps.log.warn({ nodeId: state.nodeId }, 'swarm: a new cluster was forced from this manager');
     return state.nodeId;
   }
@@ -460,6 +463,12 @@ export class SwarmService {
     await this.local.saveState(managerState);
     Object.assign(state, managerState);
     await this.becomeManager(state, certs, dek);
+    await this.servingManager();
+  }
+
+  /** Waits, a while at most, for this node's new manager to serve (see Manager.serving). */
+  private async servingManager(): Promise<void> {
+    if (this.mode.kind === 'manager') await this.mode.manager.serving(SERVING_WAIT_MS);
   }
 
   private async roleChanged(role: NodeRole | 'removed'): Promise<void> {

@@ -122,6 +122,23 @@ export class Manager {
     await this.store.close();
   }
 
+  /**
+   * Resolves once the store answers (a new member promoted, a forced cluster's election over), or
+   * after `timeoutMs` whatever: what a join or an init waits for before it answers, so that the
+   * CLI's next calls find a manager that serves.
+   */
+  async serving(timeoutMs: number): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (Date.now() < end) {
+      try {
+        await this.state.cluster();
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
   /** The managers' cluster addresses, for nodes to fail over between. */
   async managers(): Promise<ManagerAddress[]> {
     return (await this.state.nodes()).filter((n) => n.value.role === 'manager' && n.value.managerAddr !== undefined).map((n) => ({ nodeId: n.value.id, addr: n.value.managerAddr! }));
@@ -221,8 +238,14 @@ export class Manager {
       await this.state.putNode(node.version, { ...node.value, etcdPeerUrl: req.peerUrl });
       const known = (await membership.list()).find((m) => m.name === caller.nodeId || m.peerUrls.includes(req.peerUrl));
       if (known !== undefined) await membership.remove(known.id);
-      const { initialCluster } = await membership.add(caller.nodeId, req.peerUrl);
+      const { id, initialCluster } = await membership.add(caller.nodeId, req.peerUrl);
       this.deps.log.info({ nodeId: caller.nodeId, peerUrl: req.peerUrl }, 'swarm: etcd member added');
+      // promoted as soon as it has started and caught up (etcd refuses until then, and promote()
+      // asks again for a while); the leader's role pass does it otherwise, within a period
+      void membership.promote(id).then(
+        () => this.deps.log.info({ nodeId: caller.nodeId }, 'swarm: etcd member promoted'),
+        (err: unknown) => this.deps.log.debug({ err }, 'swarm: etcd member not promoted yet'),
+      );
       return { initialCluster, ...dataKeys };
     });
     this.adding = run.catch(() => undefined);
