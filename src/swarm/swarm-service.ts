@@ -27,7 +27,7 @@ import type { ClusterStore } from './store/cluster-store.js';
 import { LocalStore } from './store/local-store.js';
 import { OffsetStore } from './store/offset-store.js';
 import { moveToEtcd } from './store/store-migration.js';
-import { callManager, fetchRootCa } from './transport/cluster-client.js';
+import { callManager, fetchRootCa, splitHostPort } from './transport/cluster-client.js';
 import { CLUSTER_PATHS, type AddMemberResponse, type JoinResponse, type RenewResponse } from './transport/cluster-protocol.js';
 
 const WORKER_NOT_MANAGER_MESSAGE = "This node is not a swarm manager. Worker nodes can't be used to view or modify cluster state. Please run this command on a manager node or promote the current node to a manager.";
@@ -186,7 +186,7 @@ export class SwarmService {
         spec: { name: '', labels: {}, role: 'manager', availability: 'active' },
         role: 'manager',
         description,
-        status: { state: 'unknown', message: '', addr: addrs.advertiseAddr.replace(/:\d+$/, '').replace(/^\[|\]$/g, '') },
+        status: { state: 'unknown', message: '', addr: hostOf(addrs.advertiseAddr) },
         managerAddr: addrs.advertiseAddr,
       };
       const external = this.deps.externalEtcd;
@@ -279,7 +279,7 @@ export class SwarmService {
       case 'inactive':
         return none;
       case 'pending':
-        return { ...none, nodeAddr: (mode.state.advertiseAddr ?? '').replace(/:\d+$/, ''), localNodeState: 'pending', remoteManagers: mode.remotes.map((addr) => ({ nodeId: '', addr })) };
+        return { ...none, nodeAddr: hostOf(mode.state.advertiseAddr ?? ''), localNodeState: 'pending', remoteManagers: mode.remotes.map((addr) => ({ nodeId: '', addr })) };
       case 'locked':
         return { ...none, nodeAddr: hostOf(mode.state.advertiseAddr), localNodeState: 'locked', error: LOCKED_MESSAGE };
       case 'worker':
@@ -611,7 +611,7 @@ function str(v: unknown): string {
 }
 
 function hostOf(addr: string): string {
-  return addr.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return addr === '' ? '' : splitHostPort(addr).host;
 }
 
 function listenPortOf(listenAddr: string): number {

@@ -333,7 +333,7 @@ export class Manager {
     if (!renewalDue(this.deps.certs.certPem)) return;
     const cluster = (await this.state.cluster()).value;
     const { keyPem, csrPem } = await newCertificateRequest(this.deps.workDir);
-    const certPem = await this.issue(csrPem, { nodeId: this.nodeId, role: 'manager', clusterId: cluster.id }, nodeCertExpiryMs(cluster.spec), [this.deps.local.advertiseAddr.replace(/:\d+$/, '')]);
+    const certPem = await this.issue(csrPem, { nodeId: this.nodeId, role: 'manager', clusterId: cluster.id }, nodeCertExpiryMs(cluster.spec), [splitHostPort(this.deps.local.advertiseAddr).host]);
     const certs = { ...this.deps.certs, certPem, keyPem };
     await this.deps.renewed(certs);
     this.deps.certs = certs;
