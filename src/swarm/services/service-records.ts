@@ -1,0 +1,95 @@
+// Services and tasks in the cluster store: one document per object under /services/<id> and
+// /tasks/<id>, a service's name key beside it (/names/services/<name>) in the same transaction.
+// A service's spec is kept as the client sent it (service-types.ts); its specVersion counts the
+// specs it has had, and each task remembers the one it was made from, which is how the updater
+// tells an outdated task.
+import type { EndpointSpec, PortConfig, ServiceSpec, TaskSpec } from './service-types.js';
+
+export const SERVICES = '/services/';
+export const TASKS = '/tasks/';
+
+export function serviceNameKey(name: string): string {
+  return `/names/services/${name}`;
+}
+
+/** swarmkit's TaskState, in its order: a task's state only ever moves to a later one. */
+export const TASK_STATES = ['new', 'pending', 'assigned', 'accepted', 'preparing', 'ready', 'starting', 'running', 'complete', 'shutdown', 'failed', 'rejected', 'remove', 'orphaned'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export function stateRank(state: TaskState): number {
+  return TASK_STATES.indexOf(state);
+}
+
+export function isLaterState(next: TaskState, than: TaskState): boolean {
+  return stateRank(next) > stateRank(than);
+}
+
+/** A task that ran and stopped, or never will (complete, shutdown, failed, rejected, remove, orphaned). */
+export function hasEnded(state: TaskState): boolean {
+  return stateRank(state) > stateRank('running');
+}
+
+export type UpdateState = 'updating' | 'paused' | 'completed' | 'rollback_started' | 'rollback_paused' | 'rollback_completed';
+
+export interface UpdateStatus {
+  state: UpdateState;
+  startedAt: string;
+  completedAt?: string;
+  message: string;
+}
+
+export interface ServiceRecord {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  spec: ServiceSpec;
+  /** how many specs the service has had: tasks made from an older one are outdated */
+  specVersion: number;
+  previousSpec?: ServiceSpec;
+  updateStatus?: UpdateStatus;
+  /** the ports as published (host mode: as asked) */
+  endpoint: { spec: EndpointSpec; ports: PortConfig[] };
+  /** registry credentials the service was created or updated with (X-Registry-Auth), for its nodes' pulls */
+  registryAuth?: string;
+  /** jobs: the iteration (raised by each update) and when it began */
+  jobStatus?: { iteration: number; lastExecution: string };
+}
+
+export interface ContainerStatus {
+  containerId: string;
+  pid: number;
+  exitCode: number;
+}
+
+export interface TaskStatus {
+  timestamp: string;
+  state: TaskState;
+  message: string;
+  err?: string;
+  containerStatus?: ContainerStatus;
+  /** host-mode ports as the node published them */
+  portStatus?: PortConfig[];
+}
+
+export type DesiredState = 'running' | 'ready' | 'complete' | 'shutdown' | 'remove';
+
+export interface TaskRecord {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  serviceId: string;
+  /** the service's name and labels when the task was made */
+  serviceAnnotations: { name: string; labels: Record<string, string> };
+  /** replicated services' and jobs' slot, from 1; 0 for global ones (one task per node) */
+  slot: number;
+  nodeId: string;
+  spec: TaskSpec;
+  /** the service's specVersion the task was made from */
+  specVersion: number;
+  endpoint?: { spec: EndpointSpec; ports: PortConfig[] };
+  status: TaskStatus;
+  desiredState: DesiredState;
+  jobIteration?: number;
+  /** the registry credentials of the service when the task was made */
+  registryAuth?: string;
+}
