@@ -58,6 +58,8 @@ describe('behaviour table', () => {
     bindNonRecursiveOption: { '1.25': false, '1.40': true, '1.41': true },
     attachWebsocketBinaryMessages: { '1.25': false, '1.40': true, '1.41': true },
     statsOneShot: { '1.25': false, '1.40': false, '1.41': true },
+    serviceSysctlsAndMaxReplicas: { '1.25': false, '1.40': true, '1.41': true },
+    serviceCapabilitiesUlimitsAndJobs: { '1.25': false, '1.40': false, '1.41': true },
     networkListContainers: { '1.25': true, '1.40': false, '1.41': false },
     updatePidsLimit: { '1.25': false, '1.40': true, '1.41': true },
   };

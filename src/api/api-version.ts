@@ -75,6 +75,16 @@ const behaviours = {
     reason: 'POST /containers/{id}/update honours PidsLimit; older versions have it ignored',
     source: 'moby v20.10.27 postContainerUpdate',
   },
+  serviceSysctlsAndMaxReplicas: {
+    since: '1.40',
+    reason: 'a service spec keeps ContainerSpec.Sysctls, Privileges.CredentialSpec.Config, Configs[].Runtime and Placement.MaxReplicas; older versions have them dropped',
+    source: 'moby v20.10.27 api/server/router/swarm/helpers.go adjustForAPIVersion (create and update only)',
+  },
+  serviceCapabilitiesUlimitsAndJobs: {
+    since: '1.41',
+    reason: 'a service spec keeps CapabilityAdd/Drop, Ulimits, Resources.Limits.Pids and the job modes; older versions have them dropped (a job becomes a replicated service)',
+    source: 'moby v20.10.27 api/server/router/swarm/helpers.go adjustForAPIVersion (create and update only)',
+  },
 } satisfies Record<string, Behaviour>;
 
 export type BehaviourName = keyof typeof behaviours;

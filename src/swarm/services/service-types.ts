@@ -1,14 +1,15 @@
-// A service's spec and a task's, as clients send them and dockerd shows them (the API's
-// ServiceSpec and TaskSpec, PascalCase, Go's omitempty fields optional). The store keeps them in
-// this shape: what a client sent comes back as it sent it, and the agent reads the same fields.
+// A service's spec and a task's, as dockerd shows them (the API's ServiceSpec and TaskSpec,
+// PascalCase, Go's omitempty fields optional): what a client sent, after the round trip through
+// swarmkit's protobuf that dockerd makes it take (service-spec.ts), so that it comes back as
+// dockerd would show it, and the agent reads the same fields.
 
 export interface Mount {
   Type: 'bind' | 'volume' | 'tmpfs' | 'npipe';
   Source?: string;
+  /** '' when the client left it out: only the node refuses that */
   Target: string;
   ReadOnly?: boolean;
-  Consistency?: string;
-  BindOptions?: { Propagation?: string; NonRecursive?: boolean };
+  BindOptions?: { Propagation: 'rprivate' | 'private' | 'rshared' | 'shared' | 'rslave' | 'slave'; NonRecursive?: boolean };
   VolumeOptions?: { NoCopy?: boolean; Labels?: Record<string, string>; DriverConfig?: { Name?: string; Options?: Record<string, string> } };
   TmpfsOptions?: { SizeBytes?: number; Mode?: number };
 }
@@ -43,8 +44,8 @@ export interface ContainerSpec {
   Dir?: string;
   User?: string;
   Groups?: string[];
-  Privileges?: unknown;
-  Init?: boolean | null;
+  Privileges?: Privileges;
+  Init?: boolean;
   StopSignal?: string;
   TTY?: boolean;
   OpenStdin?: boolean;
@@ -58,11 +59,17 @@ export interface ContainerSpec {
   DNSConfig?: { Nameservers?: string[]; Search?: string[]; Options?: string[] };
   Secrets?: SecretReference[];
   Configs?: ConfigReference[];
-  Isolation?: string;
+  Isolation: 'default' | 'process' | 'hyperv';
   Sysctls?: Record<string, string>;
   CapabilityAdd?: string[];
   CapabilityDrop?: string[];
   Ulimits?: Array<{ Name: string; Soft: number; Hard: number }>;
+}
+
+export interface Privileges {
+  /** one of the three set */
+  CredentialSpec: { Config: string; File: string; Registry: string } | null;
+  SELinuxContext: { Disable: boolean; User: string; Role: string; Type: string; Level: string } | null;
 }
 
 export interface Resources {
@@ -70,17 +77,19 @@ export interface Resources {
   MemoryBytes?: number;
 }
 
+export type GenericResource = { NamedResourceSpec: { Kind?: string; Value?: string } } | { DiscreteResourceSpec: { Kind?: string; Value?: number } };
+
 export interface TaskSpec {
+  /** every spec berth keeps has one: the container runtime is the only one it runs */
   ContainerSpec?: ContainerSpec;
-  PluginSpec?: unknown;
-  NetworkAttachmentSpec?: unknown;
-  Resources?: { Limits?: Resources & { Pids?: number }; Reservations?: Resources & { GenericResources?: unknown[] } };
-  RestartPolicy?: { Condition?: 'none' | 'on-failure' | 'any'; Delay?: number; MaxAttempts?: number; Window?: number };
+  Resources?: { Limits?: Resources & { Pids?: number }; Reservations?: Resources & { GenericResources?: GenericResource[] } };
+  RestartPolicy?: { Condition: 'none' | 'on-failure' | 'any'; Delay?: number; MaxAttempts: number; Window?: number };
   Placement?: { Constraints?: string[]; Preferences?: Array<{ Spread?: { SpreadDescriptor: string } }>; MaxReplicas?: number; Platforms?: Array<{ Architecture?: string; OS?: string }> };
   Networks?: NetworkAttachmentConfig[];
-  LogDriver?: { Name: string; Options?: Record<string, string> };
+  LogDriver?: { Name?: string; Options?: Record<string, string> };
   ForceUpdate: number;
-  Runtime?: string;
+  /** a service's TaskTemplate says "container"; a task's Spec leaves it out */
+  Runtime?: 'container';
 }
 
 export interface NetworkAttachmentConfig {
@@ -89,10 +98,11 @@ export interface NetworkAttachmentConfig {
   DriverOpts?: Record<string, string>;
 }
 
+/** exactly one of the four */
 export interface ServiceMode {
-  Replicated?: { Replicas?: number };
+  Replicated?: { Replicas: number };
   Global?: Record<string, never>;
-  ReplicatedJob?: { MaxConcurrent?: number; TotalCompletions?: number };
+  ReplicatedJob?: { MaxConcurrent: number; TotalCompletions: number };
   GlobalJob?: Record<string, never>;
 }
 
@@ -100,29 +110,29 @@ export interface UpdateConfig {
   Parallelism: number;
   /** nanoseconds */
   Delay?: number;
-  FailureAction?: 'pause' | 'continue' | 'rollback';
+  FailureAction: 'pause' | 'continue' | 'rollback';
   /** nanoseconds */
   Monitor?: number;
   MaxFailureRatio: number;
-  Order?: 'stop-first' | 'start-first';
+  Order: 'stop-first' | 'start-first';
 }
 
 export interface PortConfig {
   Name?: string;
-  Protocol?: 'tcp' | 'udp' | 'sctp';
+  Protocol: 'tcp' | 'udp' | 'sctp';
   TargetPort?: number;
   PublishedPort?: number;
-  PublishMode?: 'ingress' | 'host';
+  PublishMode: 'ingress' | 'host';
 }
 
 export interface EndpointSpec {
-  Mode?: 'vip' | 'dnsrr';
+  Mode: 'vip' | 'dnsrr';
   Ports?: PortConfig[];
 }
 
 export interface ServiceSpec {
   Name: string;
-  Labels?: Record<string, string>;
+  Labels: Record<string, string>;
   TaskTemplate: TaskSpec;
   Mode: ServiceMode;
   UpdateConfig?: UpdateConfig;
