@@ -47,12 +47,19 @@ export interface ServiceRecord {
   specVersion: number;
   previousSpec?: ServiceSpec;
   updateStatus?: UpdateStatus;
-  /** the ports as published (host mode: as asked) */
-  endpoint: { spec: EndpointSpec; ports: PortConfig[] };
+  /** the endpoint as allocated: its spec (none when the service has none), the ports as published
+   * (host mode: as asked), a virtual IP on each network (vip mode) */
+  endpoint: { spec?: EndpointSpec; ports: PortConfig[]; virtualIps: VirtualIp[] };
   /** registry credentials the service was created or updated with (X-Registry-Auth), for its nodes' pulls */
   registryAuth?: string;
   /** jobs: the iteration (raised by each update) and when it began */
   jobStatus?: { iteration: number; lastExecution: string };
+}
+
+export interface VirtualIp {
+  networkId: string;
+  /** "10.0.0.2/24" */
+  addr: string;
 }
 
 export interface ContainerStatus {
