@@ -4,7 +4,7 @@
 // read-only once they are written. Each is bind-mounted read-only at its target by the spec's
 // builder. They last until the container is removed: dockerd makes them again at each start from
 // the swarm's store, which berth's containers area has not, so a task container runs once.
-import { chmod, chown, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { invalidParameter } from '../errors.js';
 import { runCommand } from '../runtime/child-process.js';
@@ -59,9 +59,17 @@ export async function writeTaskFiles(dir: string, files: readonly NamedTaskFile[
 
 /** Unmounts the tmpfs at `dir` and deletes the folder; nothing when neither is there. */
 export async function removeTaskFiles(dir: string): Promise<void> {
+  // the mount table names the real path (an exec root given as /var/run/… is under /run)
+  let real: string;
+  try {
+    real = await realpath(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
   // lazily: what still holds the tmpfs keeps its files until it lets go, but the mount is gone at once
-  if (await isMountPoint(dir)) await runCommand('umount', ['-l', dir]);
-  await rm(dir, { recursive: true, force: true });
+  if (await isMountPoint(real)) await runCommand('umount', ['-l', real]);
+  await rm(real, { recursive: true, force: true });
 }
 
 /** Removes the task files of every container under `root` not in `known` (after a restart: removals it cut short). */
