@@ -406,7 +406,7 @@ export class ContainerService {
       if (!known.has(rootfs.id)) await this.opts.rootfs.remove(rootfs.id).catch((err: unknown) => log.debug({ err, id: rootfs.id }, 'removing a root filesystem no container owns'));
     }
     this.opts.runner.sweepConmonLeftovers(known);
-    await this.opts.runner.sweepTaskFiles(known);
+    await this.opts.runner.sweepTaskFiles(known).catch((err: unknown) => log.warn({ err }, 'removing the secrets of tasks no container owns'));
     await Promise.all(loaded.map((record) => this.recoverOne(record)));
     await this.opts.runner.sweepLogKeepers(new Set(this.runs.keys()));
   }
