@@ -12,6 +12,7 @@
 //   <exec-root>/runc/                              runc's --root
 //   <exec-root>/s/<id>/attach                      attach sockets (short paths for sun_path)
 //   <exec-root>/execs/<exec id>/                   a terminal exec's conmon files, log and exit
+//   <exec-root>/secrets/<id>/                      a swarm task's secrets and configs, a tmpfs (task-files.ts)
 import path from 'node:path';
 import { attachSocketPath } from '../runtime/conmon.js';
 import type { ContainerRecord } from './container-record.js';
@@ -25,6 +26,7 @@ export class ContainerPaths {
   readonly runcLogDir: string;
   readonly socketDir: string;
   readonly execsDir: string;
+  readonly secretsRoot: string;
 
   constructor(dataRoot: string, execRoot: string) {
     this.containersRoot = path.join(dataRoot, 'containers');
@@ -34,6 +36,7 @@ export class ContainerPaths {
     this.runcLogDir = path.join(execRoot, 'runc-logs');
     this.socketDir = path.join(execRoot, 's');
     this.execsDir = path.join(execRoot, 'execs');
+    this.secretsRoot = path.join(execRoot, 'secrets');
   }
 
   dir(id: string): string {
@@ -61,6 +64,11 @@ export class ContainerPaths {
   /** Where conmon listens for the container's stdin (its --socket-dir-path layout). */
   attachSocket(id: string): string {
     return attachSocketPath(this.socketDir, id);
+  }
+
+  /** The tmpfs of a swarm task's secrets and configs. */
+  secretsDir(id: string): string {
+    return path.join(this.secretsRoot, id);
   }
 
   bundle(id: string): string {

@@ -3,6 +3,7 @@
 import type { ContainerConfig, HostConfig, NetworkingConfig } from './config/types.js';
 import type { HealthState } from './health/health-check.js';
 import type { MountPoint } from './spec/resolve-mounts.js';
+import type { TaskFileMount } from './task-files.js';
 
 export type { HealthLogEntry, HealthState } from './health/health-check.js';
 
@@ -70,6 +71,8 @@ export interface ContainerRecord {
   mountPoints: MountPoint[];
   /** absent in records made before it was kept: those had their entries rewritten already */
   bareEnv?: BareEnv;
+  /** a swarm task's secrets and configs, bind-mounted read-only at their targets (dockerd's SecretReferences and ConfigReferences) */
+  taskFiles?: TaskFileMount[];
   restartCount: number;
   state: ContainerState;
 }

@@ -26,6 +26,7 @@ import type { LinkedContainer } from './container-links.js';
 import { networkedContainer } from './networked-container.js';
 import { isMountPoint } from '../runtime/mount-table.js';
 import { unmountShm } from './spec/shm.js';
+import { removeTaskFiles, sweepTaskFiles } from './task-files.js';
 import { bundleCgroupsPath, containerCgroup, isFrozen } from './stats/container-cgroup.js';
 import type { ContainerRecord } from './container-record.js';
 
@@ -92,6 +93,7 @@ export class ContainerRunner {
         shmDir: paths.shmDir(id),
         // a plugin's volume is where its Mount said, this run
         mountPoints: record.mountPoints.map((m) => (m.Type === 'volume' && sources.has(m.Destination) ? { ...m, Source: sources.get(m.Destination) ?? m.Source } : m)),
+        taskFiles: (record.taskFiles ?? []).map((f) => ({ source: path.join(paths.secretsDir(id), f.name), destination: f.target })),
         network: (wired as PromiseFulfilledResult<NetworkAttachment | undefined>).value,
         links,
         lookup: this.opts.lookup,
@@ -223,13 +225,19 @@ export class ContainerRunner {
   }
 
   /**
-   * Deletes what conmon left in the exec root for a container being removed, or one no record
-   * knows after a restart: its exit file and its attach socket's folder (nothing else removes them).
+   * Deletes what a container being removed keeps in the exec root: the exit file and attach
+   * socket's folder conmon left (nothing else removes them), and a task's secrets' tmpfs.
    */
   async forget(id: string): Promise<void> {
     const { paths } = this.opts;
     await removeExitFiles({ exitDir: paths.exitDir, containerId: id });
     rmSync(path.join(paths.socketDir, id), { recursive: true, force: true });
+    await removeTaskFiles(paths.secretsDir(id));
+  }
+
+  /** Unmounts and deletes the secrets of tasks none of `known` (after a restart: removals and creates it cut short). */
+  sweepTaskFiles(known: ReadonlySet<string>): Promise<void> {
+    return sweepTaskFiles(this.opts.paths.secretsRoot, known);
   }
 
   /** Deletes the exit files and socket folders conmon left for containers none of `known` (after a restart: removals it cut short). */

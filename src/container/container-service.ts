@@ -28,6 +28,7 @@ import { restartDelayMs, startsWithDaemon } from './restart-policy.js';
 import type { RunSignals } from './run-signals.js';
 import { parseSignal as signalNumber } from './config/stop-signal.js';
 import { resolveMountPoints } from './spec/resolve-mounts.js';
+import type { TaskFileMount } from './task-files.js';
 import type { ContainerVolumes } from './container-volumes.js';
 import { applyUpdate } from './update/container-update.js';
 import type { ContainerUpdate } from './update/update-body.js';
@@ -59,6 +60,8 @@ export interface ContainerCreateSpec {
   networkingConfig: NetworkingConfig;
   /** Binds then Mounts, parsed and checked against each other (collectMounts) */
   mounts: readonly ParsedMount[];
+  /** a swarm task's secrets and configs; their files are the task's to write (task-files.ts) */
+  taskFiles?: readonly TaskFileMount[];
 }
 
 /** Where health checks run: a probe per container (the exec service's). */
@@ -178,6 +181,8 @@ export class ContainerService {
         networkingConfig: structuredClone(spec.networkingConfig),
         mountPoints,
         bareEnv: spec.bareEnv,
+        // the names and targets alone: a secret's content never reaches the record
+        ...(spec.taskFiles !== undefined && spec.taskFiles.length > 0 ? { taskFiles: spec.taskFiles.map(({ name, target }) => ({ name, target })) } : {}),
         restartCount: 0,
         state: initialState(),
       };
@@ -401,6 +406,7 @@ export class ContainerService {
       if (!known.has(rootfs.id)) await this.opts.rootfs.remove(rootfs.id).catch((err: unknown) => log.debug({ err, id: rootfs.id }, 'removing a root filesystem no container owns'));
     }
     this.opts.runner.sweepConmonLeftovers(known);
+    await this.opts.runner.sweepTaskFiles(known).catch((err: unknown) => log.warn({ err }, 'removing the secrets of tasks no container owns'));
     await Promise.all(loaded.map((record) => this.recoverOne(record)));
     await this.opts.runner.sweepLogKeepers(new Set(this.runs.keys()));
   }

@@ -16,6 +16,7 @@ import { daemonCreateLimits } from './config/create-limits.js';
 import { mergeLogConfig } from './config/validate-host-options.js';
 import { containerApi } from './container-api.js';
 import { stepContainers } from './step-containers.js';
+import { taskContainers } from './task-containers.js';
 import { commitContainer, type CommitRequest } from './container-commit.js';
 import { ContainerEvents } from './container-events.js';
 import type { ContainerImages } from './container-images.js';
@@ -112,6 +113,8 @@ export async function createContainers(deps: ContainersDeps) {
     service,
     /** a build's step containers */
     stepContainers: stepContainers({ service, paths, events, rootfs, images, limits, dataRoot }),
+    /** a swarm's task containers, for the node's agent */
+    taskContainers: taskContainers({ service, store, images, networks, paths, limits, dataRoot }),
     inventory: containerInventory(store, viewDeps),
     /** the log drivers containers can use, for /info */
     logDrivers: LOG_DRIVERS,

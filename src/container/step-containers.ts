@@ -7,20 +7,12 @@ import type { Digest } from '../image/digest.js';
 import type { FrameSink } from '../lib/stream-session.js';
 import type { RootfsStore } from '../rootfs/rootfs-store.js';
 import { attachContainer, type AttachDeps } from './attach/container-attach.js';
-import type { CreateBehaviours } from './config/create-behaviours.js';
+import { CURRENT_API_BEHAVIOURS } from './config/create-behaviours.js';
 import type { CreateLimits } from './config/create-limits.js';
 import { shapeConfig } from './config/host-config-defaults.js';
 import { normalizeCreate } from './config/normalize-create.js';
 import type { ContainerConfig, HostConfig } from './config/types.js';
 import type { ContainerImages } from './container-images.js';
-
-/**
- * A build step is no client's request: its container is created as the current API version (1.41)
- * creates one (api-version.ts's table at 1.41, for the behaviours create asks about).
- */
-const CURRENT_API_BEHAVIOURS: CreateBehaviours = {
-  has: (name) => ['kernelMemoryTcpField', 'bindNonRecursiveOption', 'envWithoutEqualsRemovesVariable', 'healthcheckMinimumDuration', 'cgroupnsMode'].includes(name),
-};
 
 export interface StepContainersDeps extends AttachDeps {
   rootfs: RootfsStore;

@@ -12,3 +12,11 @@ export type CreateBehaviourName =
 export interface CreateBehaviours {
   has(name: CreateBehaviourName): boolean;
 }
+
+/**
+ * What no client asks for (a build's step, a swarm's task) is created as the current API version
+ * (1.41) creates one: api-version.ts's table at 1.41, for the behaviours create asks about.
+ */
+export const CURRENT_API_BEHAVIOURS: CreateBehaviours = {
+  has: (name) => ['kernelMemoryTcpField', 'bindNonRecursiveOption', 'envWithoutEqualsRemovesVariable', 'healthcheckMinimumDuration', 'cgroupnsMode'].includes(name),
+};

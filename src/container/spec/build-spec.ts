@@ -50,6 +50,8 @@ export interface BuildSpecInput {
   shmDir: string;
   /** from resolveMountPoints, as recorded at create */
   mountPoints: readonly MountPoint[];
+  /** a swarm task's secrets and configs: host files bound read-only (dockerd's SecretMounts and ConfigMounts) */
+  taskFiles?: ReadonlyArray<{ source: string; destination: string }>;
   /** other containers, for container:<id> network, IPC and PID modes */
   lookup: ContainerLookup;
   /** the run's networking (its namespace, address and resolver); none: a namespace of loopback alone, or the host's or another's */
@@ -103,6 +105,7 @@ export async function buildContainerSpec(input: BuildSpecInput): Promise<OciSpec
     mounts.push({ destination: m.Destination, type: 'bind', source: m.Source, options });
   }
   for (const [destination, data] of Object.entries(hc.Tmpfs ?? {})) mounts.push(tmpfsMount(destination, data));
+  for (const f of input.taskFiles ?? []) mounts.push({ destination: f.destination, type: 'bind', source: f.source, options: ['rbind', 'ro', 'rprivate'] });
   mounts.push(...etcMounts);
   // parents before what is mounted inside them (dockerd sorts by the number of path parts)
   mounts.sort((a, b) => depth(a.destination) - depth(b.destination));

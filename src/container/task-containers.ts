@@ -1,0 +1,119 @@
+// What the swarm's agent does with containers, as dockerd's executor does it through its backend
+// (moby v20.10 daemon/cluster/executor/container/adapter.go and controller.go): a task's container
+// made through the typed create from its spec (task-create-body.ts), its secrets and configs on a
+// tmpfs of its own (task-files.ts); started, stopped with the task's grace period, waited on,
+// inspected and removed by ID. The swarm's labels on each container let the agent find its tasks'
+// containers again after a restart (list), and wait again on those that still run.
+import { EngineError } from '../errors.js';
+import type { PortConfig } from '../swarm/services/service-types.js';
+import { validateContainerName } from './config/container-name.js';
+import { CURRENT_API_BEHAVIOURS } from './config/create-behaviours.js';
+import type { CreateLimits } from './config/create-limits.js';
+import { normalizeCreate } from './config/normalize-create.js';
+import type { ContainerImages } from './container-images.js';
+import type { ContainerNetworks } from './container-networks.js';
+import type { ContainerPaths } from './container-paths.js';
+import type { ContainerService } from './container-service.js';
+import { isActive } from './container-state.js';
+import type { ContainerStore } from './container-store.js';
+import { taskCreateBody, type TaskContainerInput } from './task-create-body.js';
+import { nameTaskFiles, writeTaskFiles, type TaskFile } from './task-files.js';
+
+export interface TaskContainersDeps {
+  service: ContainerService;
+  store: ContainerStore;
+  images: ContainerImages;
+  networks: Pick<ContainerNetworks, 'ports'>;
+  paths: ContainerPaths;
+  limits: CreateLimits;
+  dataRoot: string;
+}
+
+export interface TaskContainerRequest extends TaskContainerInput {
+  /** `<service>.<slot>.<task id>`, as the agent names it */
+  name: string;
+  secrets: readonly TaskFile[];
+  configs: readonly TaskFile[];
+}
+
+/** What the agent reports of a task's container (swarmkit's ContainerStatus and PortStatus). */
+export interface TaskContainerState {
+  /** Docker's State.Running */
+  running: boolean;
+  pid: number;
+  exitCode: number;
+  /** why the last start failed, or its run was lost */
+  error: string;
+  /** RFC 3339; dockerd's zero time until it happens */
+  startedAt: string;
+  finishedAt: string;
+  /** the host-mode ports it has bound, while it runs */
+  ports: PortConfig[];
+}
+
+export function taskContainers(deps: TaskContainersDeps) {
+  const { service, images } = deps;
+  return {
+    /** Makes the task's container from an image already here (the agent pulls first); dockerd's create warnings come back. */
+    async create(req: TaskContainerRequest): Promise<{ id: string; warnings: string[] }> {
+      const body = taskCreateBody(req);
+      const files = nameTaskFiles(req);
+      const name = validateContainerName(req.name);
+      const image = images.get(body.config.Image ?? '');
+      const { warnings, ...normalized } = normalizeCreate({ body: { ...body, networkingConfig: {} }, api: CURRENT_API_BEHAVIOURS, image: image.config.config ?? null, limits: deps.limits, dataRoot: deps.dataRoot });
+      const layers = { id: image.id, topLayer: image.topLayer, layerDirs: images.layerDirs(image) };
+      const id = await service.create({ name, image: layers, ...normalized, taskFiles: files });
+      if (files.length > 0) {
+        try {
+          await writeTaskFiles(deps.paths.secretsDir(id), files);
+        } catch (err) {
+          // the removal unmounts what was mounted
+          await service.remove(id, { force: true, removeVolumes: true }).catch(() => {});
+          throw err;
+        }
+      }
+      return { id, warnings };
+    },
+
+    start: (id: string): Promise<void> => service.start(id),
+
+    /** Signals the stop signal, then kills once `graceSeconds` (the container's StopTimeout, or 10 s, when undefined) have passed; a container already stopped or gone is no error, as for the executor. */
+    async stop(id: string, graceSeconds?: number): Promise<void> {
+      await service.stop(id, graceSeconds).catch(unless('notModified', 'notFound'));
+    },
+
+    /** Kills and removes the container with its anonymous volumes and its task files; one already gone is no error. */
+    async remove(id: string): Promise<void> {
+      await service.remove(id, { force: true, removeVolumes: true }).catch(unless('notFound'));
+    },
+
+    /** Settles with the exit code once the container does not run (at once when it does not): its end, for the agent. */
+    async wait(id: string): Promise<number> {
+      return (await service.wait(id, 'not-running')).statusCode;
+    },
+
+    inspect(id: string): TaskContainerState | undefined {
+      const record = deps.store.byId(id);
+      if (record === undefined) return undefined;
+      const s = record.state;
+      const running = isActive(s.status);
+      const ports = running ? deps.networks.ports(id).map((p): PortConfig => ({ Protocol: p.protocol, TargetPort: p.containerPort, PublishedPort: p.hostPort, PublishMode: 'host' })) : [];
+      return { running, pid: s.pid, exitCode: s.exitCode, error: s.error, startedAt: s.startedAt, finishedAt: s.finishedAt, ports };
+    },
+
+    /** The containers that carry the label (com.docker.swarm.task.id: every task's), with their labels. */
+    list(label: string): Array<{ id: string; labels: Record<string, string> }> {
+      return service
+        .list()
+        .filter((r) => Object.hasOwn(r.config.Labels ?? {}, label))
+        .map((r) => ({ id: r.id, labels: { ...r.config.Labels } }));
+    },
+  };
+}
+
+/** A rejection handler that lets errors of these kinds pass as success. */
+function unless(...kinds: Array<EngineError['kind']>): (err: unknown) => void {
+  return (err) => {
+    if (!(err instanceof EngineError && kinds.includes(err.kind))) throw err;
+  };
+}
