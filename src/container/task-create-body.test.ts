@@ -10,7 +10,7 @@ const SYSTEM_LABELS = { 'com.docker.swarm.task': '', 'com.docker.swarm.task.id':
 
 function input(spec: Partial<ContainerSpec>, more: Partial<TaskContainerInput> & { task?: Partial<TaskSpec> } = {}): TaskContainerInput {
   const { task, ...rest } = more;
-  return { labels: SYSTEM_LABELS, spec: { ForceUpdate: 0, ...task, ContainerSpec: { Image: 'busybox', ...spec } }, hostPorts: [], ...rest };
+  return { labels: SYSTEM_LABELS, spec: { ForceUpdate: 0, ...task, ContainerSpec: { Image: 'busybox', Isolation: 'default', ...spec } }, hostPorts: [], ...rest };
 }
 
 describe('taskCreateBody', () => {
@@ -103,7 +103,7 @@ describe('taskCreateBody', () => {
         hostPorts: [
           { Protocol: 'tcp', TargetPort: 80, PublishedPort: 8080, PublishMode: 'host' },
           { Protocol: 'udp', TargetPort: 53, PublishedPort: 0, PublishMode: 'host' },
-          { TargetPort: 443, PublishMode: 'host' },
+          { Protocol: 'tcp', TargetPort: 443, PublishMode: 'host' },
         ],
       }),
     );
@@ -116,7 +116,7 @@ describe('taskCreateBody', () => {
     const { hostConfig } = taskCreateBody(
       input({
         Mounts: [
-          { Type: 'bind', Source: '/srv/data', Target: '/data', ReadOnly: true, Consistency: 'cached', BindOptions: { Propagation: 'rslave', NonRecursive: true } },
+          { Type: 'bind', Source: '/srv/data', Target: '/data', ReadOnly: true, BindOptions: { Propagation: 'rslave', NonRecursive: true } },
           { Type: 'volume', Source: 'cache', Target: '/cache', VolumeOptions: { NoCopy: true, Labels: { a: 'b' }, DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs' } } } },
           { Type: 'volume', Target: '/anonymous' },
           { Type: 'tmpfs', Target: '/scratch', TmpfsOptions: { SizeBytes: 1 << 20, Mode: 0o1777 } },
@@ -149,7 +149,7 @@ describe('taskCreateBody', () => {
 
   it('takes the log driver and a predefined network, and the SELinux context as labels', () => {
     const { hostConfig } = taskCreateBody(
-      input({ Privileges: { SELinuxContext: { Disable: false, User: 'u', Role: 'r', Type: 't', Level: 's0' } } }, { logDriver: { Name: 'json-file', Options: { 'max-size': '1m' } }, networkMode: 'host' }),
+      input({ Privileges: { CredentialSpec: null, SELinuxContext: { Disable: false, User: 'u', Role: 'r', Type: 't', Level: 's0' } } }, { logDriver: { Name: 'json-file', Options: { 'max-size': '1m' } }, networkMode: 'host' }),
     );
     assert.deepEqual(hostConfig.LogConfig, { Type: 'json-file', Config: { 'max-size': '1m' } });
     assert.equal(hostConfig.NetworkMode, 'host');
@@ -168,7 +168,7 @@ describe('taskCreateBody', () => {
       cgroup: facts, memoryReservation: true, memorySwappiness: false, cpuRealtime: false, cgroupNamespaces: true, cpusetCpus: '0-1', cpusetMems: '0',
       rlimitHard: { nofile: 1 << 20, nproc: 1 << 20 }, cpuCount: 2, hasCapSysResource: true, logConfig: { Type: 'json-file', Config: {} },
     };
-    const body = taskCreateBody(input({ Args: ['sleep', '1'], StopGracePeriod: 5_000_000_000 }, { hostPorts: [{ TargetPort: 80, PublishedPort: 0, PublishMode: 'host' }] }));
+    const body = taskCreateBody(input({ Args: ['sleep', '1'], StopGracePeriod: 5_000_000_000 }, { hostPorts: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: 0, PublishMode: 'host' }] }));
     const { config, hostConfig, warnings } = normalizeCreate({ body: { ...body, networkingConfig: {} }, api: CURRENT_API_BEHAVIOURS, image: { Cmd: ['sh'] }, limits, dataRoot: '/var/lib/berth' });
     assert.deepEqual(warnings, []);
     assert.deepEqual(config.Cmd, ['sleep', '1']);

@@ -9,6 +9,8 @@ export class ReconcileLoop {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  private wake: { at: number; timer: NodeJS.Timeout } | undefined;
+  private stopped = false;
 
   constructor(
     private readonly name: string,
@@ -19,15 +21,34 @@ export class ReconcileLoop {
   ) {}
 
   start(): void {
+    this.stopped = false;
     this.watch = this.watchChanges(() => this.trigger());
     this.timer = setInterval(() => this.trigger(), this.periodMs());
     this.trigger();
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     this.watch?.cancel();
     clearInterval(this.timer);
     await this.running;
+    clearTimeout(this.wake?.timer);
+    this.wake = undefined;
+  }
+
+  /** A pass in `ms` at the latest, for what only time decides (a delay that runs out). */
+  passIn(ms: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + ms;
+    if (this.wake !== undefined && this.wake.at <= at) return;
+    clearTimeout(this.wake?.timer);
+    this.wake = {
+      at,
+      timer: setTimeout(() => {
+        this.wake = undefined;
+        this.trigger();
+      }, ms),
+    };
   }
 
   /** Another pass once this one ends (a write of the pass that lost a race). */

@@ -12,7 +12,6 @@ function service(id: string, name: string, mode: ServiceMode, labels: Record<str
     createdAt: '2026-01-01T00:00:00Z',
     updatedAt: '2026-01-01T00:00:00Z',
     spec: { Name: name, Labels: labels, TaskTemplate: { ContainerSpec: { Image: 'busybox', Isolation: 'default' }, ForceUpdate: 0, Runtime: 'container' }, Mode: mode },
-    specVersion: 2,
     endpoint: { ports: [], virtualIps: [] },
   };
 }
@@ -67,7 +66,8 @@ describe('selectServices', () => {
   });
 });
 
-function task(id: string, owner: ServiceRecord, slot: number, nodeId: string, desiredState: DesiredState, specVersion = 2): TaskRecord {
+/** `outdated`: made from an earlier spec than its service's */
+function task(id: string, owner: ServiceRecord, slot: number, nodeId: string, desiredState: DesiredState, outdated = false): TaskRecord {
   return {
     id,
     createdAt: '2026-01-01T00:00:00Z',
@@ -76,8 +76,7 @@ function task(id: string, owner: ServiceRecord, slot: number, nodeId: string, de
     serviceAnnotations: { name: owner.spec.Name, labels: owner.spec.Labels },
     slot,
     nodeId,
-    spec: owner.spec.TaskTemplate,
-    specVersion,
+    spec: outdated ? { ...owner.spec.TaskTemplate, ForceUpdate: 1 } : owner.spec.TaskTemplate,
     status: { timestamp: '2026-01-01T00:00:00Z', state: 'running', message: 'started' },
     desiredState,
   };
@@ -85,7 +84,7 @@ function task(id: string, owner: ServiceRecord, slot: number, nodeId: string, de
 
 const tasks = [
   task('t3', web, 1, 'node1', 'running'),
-  task('t1', web, 1, 'node1', 'shutdown', 1),
+  task('t1', web, 1, 'node1', 'shutdown', true),
   task('t2', web, 2, 'node2', 'running'),
   task('u1', agent, 0, 'node1', 'running'),
   task('u2', agent, 0, 'node2', 'remove'),

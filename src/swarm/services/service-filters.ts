@@ -5,7 +5,7 @@
 // sorted by ID, as swarmkit's store lists them.
 import { EngineError, invalidParameter } from '../../errors.js';
 import type { FilterArgs } from '../../lib/filters.js';
-import { TASK_STATES, type ServiceRecord, type TaskRecord } from './service-records.js';
+import { TASK_STATES, isTaskDirty, type ServiceRecord, type TaskRecord } from './service-records.js';
 import type { ServiceMode } from './service-types.js';
 
 const SERVICE_FILTERS = new Set(['id', 'label', 'mode', 'name', 'runtime']);
@@ -75,7 +75,7 @@ function taskName(task: TaskRecord): string {
 
 /** The task was made from the service's current spec (the updater's notion of an outdated task). */
 function isUpToDate(task: TaskRecord, service: ServiceRecord | undefined): boolean {
-  return service !== undefined && task.specVersion === service.specVersion;
+  return service !== undefined && !isTaskDirty(task, service);
 }
 
 function modeName(mode: ServiceMode): string {

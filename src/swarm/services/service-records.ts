@@ -1,8 +1,7 @@
 // Services and tasks in the cluster store: one document per object under /services/<id> and
 // /tasks/<id>, a service's name key beside it (/names/services/<name>) in the same transaction.
-// A service's spec is kept as the client sent it (service-types.ts); its specVersion counts the
-// specs it has had, and each task remembers the one it was made from, which is how the updater
-// tells an outdated task.
+// A service's spec is kept as the client sent it (service-types.ts); a task keeps the task spec it
+// was made from, and one that differs from the service's now is outdated (swarmkit's IsTaskDirty).
 import type { EndpointSpec, PortConfig, ServiceSpec, TaskSpec } from './service-types.js';
 
 export const SERVICES = '/services/';
@@ -43,8 +42,6 @@ export interface ServiceRecord {
   createdAt: string;
   updatedAt: string;
   spec: ServiceSpec;
-  /** how many specs the service has had: tasks made from an older one are outdated */
-  specVersion: number;
   previousSpec?: ServiceSpec;
   updateStatus?: UpdateStatus;
   /** the endpoint as allocated: its spec (none when the service has none), the ports as published
@@ -91,12 +88,17 @@ export interface TaskRecord {
   slot: number;
   nodeId: string;
   spec: TaskSpec;
-  /** the service's specVersion the task was made from */
-  specVersion: number;
-  endpoint?: { spec: EndpointSpec; ports: PortConfig[] };
+  endpoint?: ServiceRecord['endpoint'];
   status: TaskStatus;
   desiredState: DesiredState;
   jobIteration?: number;
   /** the registry credentials of the service when the task was made */
   registryAuth?: string;
+  /** when it reached `running`: the updater watches it for Monitor from then */
+  runningAt?: string;
+}
+
+/** A task made from another spec than its service's now (swarmkit's IsTaskDirty): the updater replaces it. */
+export function isTaskDirty(task: TaskRecord, service: ServiceRecord): boolean {
+  return JSON.stringify(task.spec) !== JSON.stringify(service.spec.TaskTemplate) || JSON.stringify(task.endpoint?.ports ?? []) !== JSON.stringify(service.endpoint.ports);
 }

@@ -61,7 +61,7 @@ function taskRequest(name: string, taskId: string): TaskContainerRequest {
     labels: { 'com.docker.swarm.task': '', 'com.docker.swarm.task.id': taskId, 'com.docker.swarm.service.name': 'web' },
     spec: {
       ForceUpdate: 0,
-      ContainerSpec: { Image: 'busybox', Labels: { app: 'web' }, Command: ['sh', '-c', SCRIPT], Env: ['GREETING=hello'], User: '1000:1000', Dir: '/srv/app', Hostname: 'web-1' },
+      ContainerSpec: { Image: 'busybox', Labels: { app: 'web' }, Command: ['sh', '-c', SCRIPT], Env: ['GREETING=hello'], User: '1000:1000', Dir: '/srv/app', Hostname: 'web-1', Isolation: 'default' },
     },
     hostPorts: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: 0, PublishMode: 'host' }],
     secrets: [{ target: SECRET_TARGET, data: Buffer.from(SECRET), uid: '1000', gid: '1001', mode: 0o400 }],

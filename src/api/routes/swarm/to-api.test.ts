@@ -27,7 +27,6 @@ function serviceRecord(wire: Service): ServiceRecord {
     createdAt: wire.CreatedAt,
     updatedAt: wire.UpdatedAt,
     spec: reversed(wire.Spec),
-    specVersion: 1,
     endpoint: {
       ...(Object.keys(endpoint.Spec).length > 0 ? { spec: reversed(endpoint.Spec as EndpointSpec) } : {}),
       ports: (endpoint.Ports ?? []).map(reversed),
@@ -54,7 +53,6 @@ function taskRecord(wire: Task): TaskRecord {
     nodeId: wire.NodeID ?? '',
     // a task keeps its service's TaskTemplate, Runtime and all
     spec: reversed({ ...wire.Spec, Runtime: 'container' }),
-    specVersion: 1,
     status: {
       timestamp: s.Timestamp,
       state: s.State as TaskRecord['status']['state'],

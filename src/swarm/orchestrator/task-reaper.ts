@@ -1,0 +1,46 @@
+// swarmkit's task reaper: tasks asked to be removed go once they have stopped (or never started,
+// or their node is gone or down), and each slot keeps TaskHistoryRetentionLimit tasks at most,
+// its oldest stopped ones deleted first. And its dispatcher's rule for the tasks of a node down
+// for 24 hours: they are `orphaned`.
+import { formatRfc3339Nano } from '../../lib/timestamp.js';
+import type { Versioned } from '../cluster/cluster-state.js';
+import type { NodeRecord } from '../cluster/records.js';
+import { hasEnded, stateRank, type TaskRecord } from '../services/service-records.js';
+import type { TaskWrite } from '../services/service-state.js';
+
+const ORPHANED_AFTER_MS = 24 * 60 * 60 * 1000;
+
+export function planReaping(tasks: ReadonlyArray<Versioned<TaskRecord>>, nodes: ReadonlyMap<string, NodeRecord>, retention: number, nowNs: bigint): TaskWrite[] {
+  const writes: TaskWrite[] = [];
+  const nowMs = Number(nowNs / 1_000_000n);
+  const gone = (t: TaskRecord) => {
+    const node = nodes.get(t.nodeId);
+    return t.nodeId === '' || node === undefined || node.status.state === 'down' || stateRank(t.status.state) < stateRank('assigned') || hasEnded(t.status.state);
+  };
+  const kept: Array<Versioned<TaskRecord>> = [];
+  for (const task of tasks) {
+    const t = task.value;
+    if (t.desiredState === 'remove' && gone(t)) {
+      writes.push({ delete: t.id, version: task.version });
+      continue;
+    }
+    kept.push(task);
+    const node = nodes.get(t.nodeId);
+    if (node?.status.state === 'down' && !hasEnded(t.status.state) && nowMs - Date.parse(node.updatedAt) >= ORPHANED_AFTER_MS) {
+      const at = formatRfc3339Nano(nowNs);
+      writes.push({ put: { ...t, updatedAt: at, status: { ...t.status, timestamp: at, state: 'orphaned', message: 'task orphaned' } }, version: task.version });
+    }
+  }
+  if (retention < 0) return writes;
+  const slots = new Map<string, Array<Versioned<TaskRecord>>>();
+  for (const task of kept) {
+    const key = `${task.value.serviceId}/${task.value.slot === 0 ? task.value.nodeId : task.value.slot}`;
+    slots.set(key, [...(slots.get(key) ?? []), task]);
+  }
+  for (const slot of slots.values()) {
+    if (slot.length <= retention) continue;
+    const stopped = slot.filter((t) => hasEnded(t.value.status.state) && (t.value.desiredState === 'shutdown' || t.value.desiredState === 'remove')).sort((a, b) => a.value.createdAt.localeCompare(b.value.createdAt));
+    for (const t of stopped.slice(0, slot.length - retention)) writes.push({ delete: t.value.id, version: t.version });
+  }
+  return writes;
+}

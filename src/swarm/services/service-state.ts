@@ -1,0 +1,89 @@
+// Services and tasks in the cluster store, typed, through ClusterState's call (a store without a
+// quorum is dockerd's "no leader" error). Writes compare versions as every swarm object's do; the
+// orchestrator's and scheduler's batches go in one transaction each, so that a leader that loses
+// its lease mid-pass leaves no half-made slot.
+import { EngineError } from '../../errors.js';
+import { decode, encode, updateOutOfSequence, type ClusterState, type Versioned } from '../cluster/cluster-state.js';
+import type { Compare, Operation, Watch } from '../store/cluster-store.js';
+import { SERVICES, TASKS, serviceNameKey, type ServiceRecord, type TaskRecord } from './service-records.js';
+
+export type TaskWrite = { put: TaskRecord; version: number } | { delete: string; version: number };
+
+export class ServiceState {
+  constructor(readonly cluster: ClusterState) {}
+
+  async services(): Promise<Array<Versioned<ServiceRecord>>> {
+    return this.range<ServiceRecord>(SERVICES);
+  }
+
+  async service(id: string): Promise<Versioned<ServiceRecord> | undefined> {
+    const kv = await this.cluster.call(() => this.cluster.store.get(SERVICES + id));
+    return kv === undefined ? undefined : { value: decode(kv.value), version: kv.modRevision };
+  }
+
+  async tasks(): Promise<Array<Versioned<TaskRecord>>> {
+    return this.range<TaskRecord>(TASKS);
+  }
+
+  async task(id: string): Promise<Versioned<TaskRecord> | undefined> {
+    const kv = await this.cluster.call(() => this.cluster.store.get(TASKS + id));
+    return kv === undefined ? undefined : { value: decode(kv.value), version: kv.modRevision };
+  }
+
+  /** A new service, its name taken in the same transaction: false when the name was taken. */
+  async createService(record: ServiceRecord): Promise<boolean> {
+    const nameKey = serviceNameKey(record.spec.Name);
+    const { succeeded } = await this.cluster.call(() =>
+      this.cluster.store.txn(
+        [{ key: nameKey, modRevision: 0 }],
+        [
+          { put: { key: nameKey, value: encode({ id: record.id }) } },
+          { put: { key: SERVICES + record.id, value: encode(record) } },
+        ],
+      ),
+    );
+    return succeeded;
+  }
+
+  /** Replaces a service's record at `version`, or answers dockerd's "update out of sequence". */
+  async putService(version: number, record: ServiceRecord): Promise<void> {
+    await this.commit([{ key: SERVICES + record.id, modRevision: version }], [{ put: { key: SERVICES + record.id, value: encode(record) } }]);
+  }
+
+  /** Removes a service and its name; its tasks are the orchestrator's to shut down and reap. */
+  async deleteService(record: ServiceRecord, version: number): Promise<void> {
+    await this.commit([{ key: SERVICES + record.id, modRevision: version }], [{ delete: { key: SERVICES + record.id } }, { delete: { key: serviceNameKey(record.spec.Name) } }]);
+  }
+
+  /** Writes tasks together, each at the version read (0: new); false when any changed meanwhile. */
+  async writeTasks(writes: readonly TaskWrite[], service?: { version: number; record: ServiceRecord }): Promise<boolean> {
+    if (writes.length === 0 && service === undefined) return true;
+    const compares: Compare[] = writes.map((w) => ({ key: TASKS + ('put' in w ? w.put.id : w.delete), modRevision: w.version }));
+    const ops: Operation[] = writes.map((w) => ('put' in w ? { put: { key: TASKS + w.put.id, value: encode(w.put) } } : { delete: { key: TASKS + w.delete } }));
+    if (service !== undefined) {
+      compares.push({ key: SERVICES + service.record.id, modRevision: service.version });
+      ops.push({ put: { key: SERVICES + service.record.id, value: encode(service.record) } });
+    }
+    const { succeeded } = await this.cluster.call(() => this.cluster.store.txn(compares, ops));
+    return succeeded;
+  }
+
+  /** Calls `onChange` after each change of the services or tasks. */
+  watch(onChange: () => void): Watch[] {
+    return [SERVICES, TASKS].map((prefix) => this.cluster.store.watch(prefix, 0, () => onChange()));
+  }
+
+  private async range<T>(prefix: string): Promise<Array<Versioned<T>>> {
+    const { kvs } = await this.cluster.call(() => this.cluster.store.range(prefix));
+    return kvs.map((kv) => ({ value: decode<T>(kv.value), version: kv.modRevision }));
+  }
+
+  private async commit(compares: Compare[], ops: Operation[]): Promise<void> {
+    const result = await this.cluster.call(() => this.cluster.store.txn(compares, ops));
+    if (!result.succeeded) throw updateOutOfSequence();
+  }
+}
+
+export function serviceNotFound(input: string): EngineError {
+  return new EngineError('notFound', `service ${input} not found`);
+}
