@@ -17,6 +17,7 @@ import { ImageRemoval } from './image-removal.js';
 import { imageSave } from './image-save.js';
 import { ImageStore, type Image } from './image-store.js';
 import { decodeAuthHeader, loginBody, type AuthConfig } from './registry/auth-header.js';
+import { EngineError } from '../errors.js';
 import type { ProgressSink } from '../lib/stream-session.js';
 import type { Digest } from './digest.js';
 import { formatReference, parseNormalizedReference } from './reference.js';
@@ -33,6 +34,9 @@ export interface ImagesDeps {
   /** how registries are reached (insecure-registries, registry-mirrors, certs.d) and how many layers move at once */
   registry: { settings: RegistrySettings; maxConcurrentDownloads: number; maxConcurrentUploads: number };
 }
+
+/** Where a pull that nobody watches writes its progress. */
+const SILENT: ProgressSink = { stream: async () => {}, status: async () => {}, progress: async () => {}, aux: async () => {} };
 
 export function createImages(deps: ImagesDeps) {
   const { events, usage } = deps;
@@ -107,9 +111,20 @@ export function createImages(deps: ImagesDeps) {
     },
     tag: (id: string, repo: string, tag: string) => store.tag(id, repo, tag),
   };
+  /** a swarm task's image: pulled only when the node lacks it (tests and offline nodes run what they have), with the service's credentials */
+  const tasks = {
+    async ensure(name: string, registryAuth: string | undefined): Promise<void> {
+      if (build.find(name) !== undefined) return;
+      // dockerd's executor only logs a failed pull; the create that follows fails in these words
+      await build.pull(name, decodeAuthHeader(registryAuth), '', SILENT, new AbortController().signal).catch((err: unknown) => {
+        throw new EngineError('notFound', `No such image: ${name}`, { cause: err });
+      });
+    },
+  };
   return {
     api,
     build,
+    tasks,
     /** POST /auth, GET /distribution/{name}/json and GET /images/search: a registry asked, no image moved */
     distribution,
     /** what containers need: the image a create names, the layer directories its root filesystem stacks, and commits */

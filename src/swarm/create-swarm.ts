@@ -15,6 +15,11 @@ import { SwarmService } from './swarm-service.js';
 import { createObject, decodeObjectSpec, findObject, listObjects, parseObjectVersion, removeObject, updateObject } from './objects/secret-control.js';
 import type { ObjectKind } from './objects/secret-records.js';
 import type { EtcdPorts } from './manager-etcd.js';
+import type { TaskRuntime } from './agent/task-runtime.js';
+import { createService, findService, findTask, parseServiceVersion, removeService, updateService, type ServiceRequest } from './services/service-control.js';
+import { selectServices, selectTasks } from './services/service-filters.js';
+import { withDefaults } from './services/service-spec.js';
+import { serviceCounts } from './services/service-status.js';
 
 export interface SwarmDeps {
   dataRoot: string;
@@ -29,6 +34,8 @@ export interface SwarmDeps {
   etcdPorts: EtcdPorts;
   /** an etcd of the operator's, instead of the managers' own members */
   externalEtcd: { endpoints: string[]; caFile: string; certFile: string; keyFile: string; prefix: string };
+  /** what runs this node's tasks */
+  runtime: TaskRuntime;
 }
 
 export async function createSwarm(deps: SwarmDeps) {
@@ -50,7 +57,7 @@ export async function createSwarm(deps: SwarmDeps) {
   };
   const external = deps.externalEtcd;
   const externalEtcd = external.endpoints.length === 0 ? undefined : { endpoints: external.endpoints, prefix: external.prefix, ...(external.caFile !== '' ? { tls: { ca: await readFile(external.caFile), ...(external.certFile !== '' ? { cert: await readFile(external.certFile), key: await readFile(external.keyFile) } : {}) } } : {}) };
-  const service = new SwarmService({ dataRoot: deps.dataRoot, execRoot: deps.execRoot, events: deps.events, log: deps.log, describe, etcdPorts: deps.etcdPorts, externalEtcd });
+  const service = new SwarmService({ dataRoot: deps.dataRoot, execRoot: deps.execRoot, events: deps.events, log: deps.log, describe, etcdPorts: deps.etcdPorts, externalEtcd, runtime: deps.runtime });
   await service.load();
   const state = () => service.manager().state;
   const rootTls = async () => tlsInfoOf((await state().cluster()).value.rootCa.certPem);
@@ -86,5 +93,38 @@ export async function createSwarm(deps: SwarmDeps) {
       remove: (id: string) => removeObject(state(), kind, id),
     }),
   };
-  return { api, info: () => service.info(), shutdown: () => service.shutdown() };
+  const services = () => service.manager().services;
+  const serviceApi = {
+    async list(filters: FilterArgs, status: boolean) {
+      const all = await services().services();
+      const versions = new Map(all.map((s) => [s.value.id, s.version]));
+      const found = selectServices(all.map((s) => s.value), filters).map((value) => ({ value, version: versions.get(value.id)! }));
+      if (!status) return found.map((s) => ({ service: s }));
+      const [tasks, nodes] = await Promise.all([services().tasks(), state().nodes()]);
+      const byId = new Map(nodes.map((n) => [n.value.id, n.value]));
+      return found.map((s) => ({ service: s, status: serviceCounts(s.value, tasks.map((t) => t.value), byId) }));
+    },
+    create: (req: ServiceRequest) => createService(services(), req),
+    async inspect(id: string, insertDefaults: boolean) {
+      const found = await findService(services(), id);
+      return insertDefaults ? { ...found, value: { ...found.value, spec: withDefaults(found.value.spec) } } : found;
+    },
+    update: async (id: string, version: string | null, req: ServiceRequest & { rollback: string | null; registryAuthFrom: string | null }) => {
+      const v = parseServiceVersion(version);
+      return updateService(services(), id, { ...req, version: v });
+    },
+    remove: (id: string) => removeService(services(), id),
+    async listTasks(filters: FilterArgs) {
+      const [tasks, all] = await Promise.all([services().tasks(), services().services()]);
+      const versions = new Map(tasks.map((t) => [t.value.id, t.version]));
+      const lookups = {
+        serviceId: async (input: string) => (await findService(services(), input)).value.id,
+        nodeId: async (input: string) => (await findNode(state(), input)).node.value.id,
+        services: new Map(all.map((s) => [s.value.id, s.value])),
+      };
+      return (await selectTasks(tasks.map((t) => t.value), filters, lookups)).map((value) => ({ value, version: versions.get(value.id)! }));
+    },
+    inspectTask: (id: string) => findTask(services(), id),
+  };
+  return { api: { ...api, services: serviceApi }, info: () => service.info(), shutdown: () => service.shutdown() };
 }

@@ -3,6 +3,7 @@
 // promotion, demotion, unlock, --force-new-cluster). The swarm's own calls go to the manager of
 // this node; on any other node they answer dockerd's 503s.
 import { rm } from 'node:fs/promises';
+import os from 'node:os';
 import type { Logger } from 'pino';
 import { EngineError, NOT_SWARM_MANAGER_MESSAGE, invalidParameter } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -11,6 +12,8 @@ import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
 import type { EtcdMember } from '../runtime/etcd-member.js';
 import { remoteAddress, resolveAddresses } from './addresses.js';
 import { Agent } from './agent/agent.js';
+import { TaskAgent, type AssignmentSource } from './agent/task-agent.js';
+import type { TaskRuntime } from './agent/task-runtime.js';
 import { caDigest, newJoinTokenSecret, parseJoinToken } from './ca/join-token.js';
 import { encryptSecret, isSealed, newDataKey, seal, unlockKeyBytes, unseal } from './ca/sealing.js';
 import { CertificateIssuer, createRootCa, newCertificateRequest, tlsInfoOf, type NodeRole, type RootCa } from './ca/swarm-ca.js';
@@ -28,7 +31,7 @@ import { LocalStore } from './store/local-store.js';
 import { OffsetStore } from './store/offset-store.js';
 import { moveToEtcd } from './store/store-migration.js';
 import { callManager, fetchRootCa, splitHostPort } from './transport/cluster-client.js';
-import { CLUSTER_PATHS, type AddMemberResponse, type JoinResponse, type RenewResponse } from './transport/cluster-protocol.js';
+import { CLUSTER_PATHS, type AddMemberResponse, type Assignments, type JoinResponse, type RenewResponse } from './transport/cluster-protocol.js';
 
 const WORKER_NOT_MANAGER_MESSAGE = "This node is not a swarm manager. Worker nodes can't be used to view or modify cluster state. Please run this command on a manager node or promote the current node to a manager.";
 const ALREADY_IN_SWARM_MESSAGE = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
@@ -67,6 +70,8 @@ export interface SwarmServiceDeps {
   etcdPorts: EtcdPorts;
   /** an etcd of the operator's that managers keep the swarm in, instead of members of their own */
   externalEtcd?: ExternalEtcd;
+  /** what runs this node's tasks */
+  runtime: TaskRuntime;
 }
 
 type Mode =
@@ -83,6 +88,8 @@ export class SwarmService {
   private busy: Promise<unknown> = Promise.resolve();
   /** the unlock key a manager's keys on disk are sealed with now, '' for none */
   private sealedWith = '';
+  /** this node's tasks, whichever role it has: they run on through a promotion or demotion */
+  private tasks: TaskAgent | undefined;
 
   constructor(private readonly deps: SwarmServiceDeps) {
     this.local = new LocalNode(deps.dataRoot, deps.execRoot);
@@ -266,6 +273,7 @@ export class SwarmService {
       if (mode.kind === 'manager' && !force) await this.refuseManagerLeave(mode.manager);
       if (mode.kind === 'manager') await this.removeOwnMember(mode.manager);
       if (mode.kind === 'worker') await mode.agent.leave();
+      await this.tasks?.removeAll();
       await this.stopMode();
       await this.local.clear();
       this.deps.log.info('swarm: left the swarm');
@@ -368,6 +376,18 @@ export class SwarmService {
     });
     agent.start();
     this.mode = { kind: 'worker', state, agent };
+    await this.startTasks(state.nodeId, {
+      assignments: (known, waitMs, signal) => agent.call<Assignments>(CLUSTER_PATHS.assignments, { known, waitMs }, waitMs + 10_000, signal),
+      report: async (reports) => void (await agent.call(CLUSTER_PATHS.taskStatus, { reports }, 10_000)),
+    });
+  }
+
+  /** Runs this node's tasks, from `source`: the containers of tasks that ran before are found again. */
+  private async startTasks(nodeId: string, source: AssignmentSource): Promise<void> {
+    await this.tasks?.close();
+    const tasks = new TaskAgent({ nodeId, hostname: () => os.hostname(), source, runtime: this.deps.runtime, log: this.deps.log });
+    this.tasks = tasks;
+    tasks.start();
   }
 
   private async becomeManager(state: LocalNodeState, certs: NodeCertificates, dek: Buffer): Promise<void> {
@@ -415,6 +435,10 @@ export class SwarmService {
       await member?.stop();
       throw err;
     }
+    await this.startTasks(state.nodeId, {
+      assignments: (known, waitMs, signal) => manager.assignments(state.nodeId, { known, waitMs }, signal),
+      report: (reports) => manager.taskStatus(state.nodeId, { reports }),
+    });
   }
 
   /**
@@ -475,6 +499,7 @@ export class SwarmService {
     if (role === 'removed') {
       this.deps.log.warn('swarm: this node was removed from the swarm');
       await this.exclusive(async () => {
+        await this.tasks?.removeAll();
         await this.stopMode();
         await this.local.clear();
       });
@@ -575,6 +600,8 @@ export class SwarmService {
   private async stopMode(): Promise<void> {
     const mode = this.mode;
     this.mode = { kind: 'inactive' };
+    await this.tasks?.close();
+    this.tasks = undefined;
     if (mode.kind === 'manager') {
       await mode.manager.stop();
       await mode.member?.stop();

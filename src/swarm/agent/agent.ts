@@ -41,6 +41,23 @@ export class Agent {
     await this.beating;
   }
 
+  /** A call to the node's manager, the next one it knows when that one fails (as its heartbeats fail over). */
+  async call<T>(path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+    const managers = this.deps.state.managers;
+    let last: unknown = new Error('the node knows no manager');
+    for (let tried = 0; tried < managers.length; tried++) {
+      const manager = managers[this.current % managers.length]!;
+      try {
+        return await callManager<T>(manager.addr, path, body, this.deps.certs, timeoutMs, signal);
+      } catch (err) {
+        if (signal?.aborted === true) throw err;
+        last = err;
+        this.current++;
+      }
+    }
+    throw last;
+  }
+
   /** Tells a manager the node leaves (best effort: a manager gone away marks it down anyway). */
   async leave(): Promise<void> {
     await this.stop();

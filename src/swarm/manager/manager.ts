@@ -23,7 +23,11 @@ import type { ClusterStore, Watch } from '../store/cluster-store.js';
 import type { EtcdMembership } from '../store/etcd-membership.js';
 import { ClusterServer } from '../transport/cluster-server.js';
 import { splitHostPort } from '../transport/cluster-client.js';
-import type { AddMemberRequest, AddMemberResponse, HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, RenewRequest, RenewResponse } from '../transport/cluster-protocol.js';
+import type { AddMemberRequest, AddMemberResponse, Assignments, AssignmentsRequest, HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, RenewRequest, RenewResponse, TaskStatusRequest } from '../transport/cluster-protocol.js';
+import { ServiceState } from '../services/service-state.js';
+import { orchestrator } from '../orchestrator/orchestrator.js';
+import { publishServiceEvents } from '../services/service-events.js';
+import { applyTaskStatus, waitForAssignments } from './task-dispatch.js';
 import { Dispatcher } from './dispatcher.js';
 import { Leadership } from './leadership.js';
 import { nodeLiveness } from './node-liveness.js';
@@ -36,6 +40,9 @@ import { decryptSecret } from '../ca/sealing.js';
 
 /** How soon a manager's own heartbeat that failed is first tried again. */
 const FAILED_BEAT_RETRY_MS = 250;
+
+/** The longest an assignments call waits for a change (a node asks again at once). */
+const MAX_ASSIGNMENTS_WAIT_MS = 30_000;
 
 /** How long a check that the store has a leader holds: the no-leader answer comes at once, not after etcd's 7 s. */
 const LEADER_CHECK_TTL_MS = 1000;
@@ -75,10 +82,12 @@ export interface ManagerDeps {
 /** What runs over one store. */
 interface Loops {
   state: ClusterState;
+  services: ServiceState;
   dispatcher: Dispatcher;
   leadership: Leadership;
   liveness: ReconcileLoop;
   roles: ReconcileLoop;
+  orchestrator: ReconcileLoop;
   watches: Watch[];
   heartbeat: NodeJS.Timeout | undefined;
 }
@@ -106,6 +115,12 @@ export class Manager {
   get state(): ClusterState {
     if (this.loops === undefined) throw new EngineError('unavailable', MANAGER_NOT_READY_MESSAGE);
     return this.loops.state;
+  }
+
+  /** The services and tasks in the store. */
+  get services(): ServiceState {
+    if (this.loops === undefined) throw new EngineError('unavailable', MANAGER_NOT_READY_MESSAGE);
+    return this.loops.services;
   }
 
   async start(): Promise<void> {
@@ -217,6 +232,17 @@ export class Manager {
     await this.state.call(() => this.loops!.dispatcher.end(caller.nodeId));
   }
 
+  /** A node's tasks, once they differ from what it has. */
+  assignments(nodeId: string, req: AssignmentsRequest, signal: AbortSignal): Promise<Assignments> {
+    const waitMs = Math.min(Math.max(0, Number(req?.waitMs) || 0), MAX_ASSIGNMENTS_WAIT_MS);
+    return waitForAssignments(this.services, nodeId, this.deps.dek, typeof req?.known === 'string' ? req.known : '', waitMs, signal);
+  }
+
+  /** What a node's tasks did. */
+  taskStatus(nodeId: string, req: TaskStatusRequest): Promise<void> {
+    return applyTaskStatus(this.services, nodeId, Array.isArray(req?.reports) ? req.reports : []);
+  }
+
   /**
    * Adds an etcd member for a manager that joined or was promoted (its certificate says so),
    * moving this single manager's store into etcd first when it has none.
@@ -277,6 +303,7 @@ export class Manager {
     const { local, log } = this.deps;
     const etcd = this.etcd;
     const state = new ClusterState(this.store, etcd === undefined ? undefined : () => this.hasLeader(etcd));
+    const services = new ServiceState(state);
     try {
       this.periodMs = heartbeatPeriodMs((await state.cluster()).value.spec);
     } catch (err) {
@@ -285,13 +312,12 @@ export class Manager {
     const dispatcher = new Dispatcher(state, local.nodeId, () => this.periodMs);
     const liveness = nodeLiveness(state, () => this.periodMs, log);
     const roles = roleReconciler(state, () => this.etcd?.membership, () => this.periodMs, log);
+    const orchestration = orchestrator(services, () => this.periodMs, log);
+    const leaderLoops = [liveness, roles, orchestration];
     const leadership = new Leadership(state, local.nodeId, log, (leading) => {
-      if (leading) {
-        liveness.start();
-        roles.start();
-      } else {
-        void liveness.stop();
-        void roles.stop();
+      for (const loop of leaderLoops) {
+        if (leading) loop.start();
+        else void loop.stop();
       }
     });
     // after a failed heartbeat the next comes sooner, then less soon (a new manager's member is
@@ -316,8 +342,8 @@ export class Manager {
         log.debug({ err }, 'swarm: the swarm not read this beat');
       }
     };
-    const watches = [publishNodeEvents(state, this.deps.events), publishObjectEvents(state, this.deps.events, 'secret'), publishObjectEvents(state, this.deps.events, 'config'), this.watchOwnRole(state)];
-    const loops: Loops = { state, dispatcher, leadership, liveness, roles, watches, heartbeat: undefined };
+    const watches = [publishNodeEvents(state, this.deps.events), publishObjectEvents(state, this.deps.events, 'secret'), publishObjectEvents(state, this.deps.events, 'config'), publishServiceEvents(state, this.deps.events), this.watchOwnRole(state)];
+    const loops: Loops = { state, services, dispatcher, leadership, liveness, roles, orchestrator: orchestration, watches, heartbeat: undefined };
     // each beat after the last, at the period the spec says now
     const next = () => {
       loops.heartbeat = setTimeout(() => void beat().finally(() => this.loops === loops && next()), retryMs ?? this.periodMs);
@@ -350,6 +376,7 @@ export class Manager {
     await loops.leadership.stop();
     await loops.liveness.stop();
     await loops.roles.stop();
+    await loops.orchestrator.stop();
   }
 
   /**

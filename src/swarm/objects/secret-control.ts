@@ -2,13 +2,15 @@
 // (a name of 64 [a-zA-Z0-9-_.], data of 1 byte to less than 500 KiB for a secret, 1000 KiB for a
 // config, a taken name 409), list with dockerd's filters (id, label, name, names), inspect by
 // ID, name or ID prefix (a secret's data never shown, a config's always), an update of the labels
-// only, at the version read, and removal (refused while a service uses it: none can yet).
+// only, at the version read, and removal (refused while a service uses it).
 import { EngineError, invalidParameter } from '../../errors.js';
 import type { FilterArgs } from '../../lib/filters.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { decryptSecret, encryptSecret } from '../ca/sealing.js';
 import { decode, encode, type ClusterState, type Versioned } from '../cluster/cluster-state.js';
 import { newSwarmId } from '../ids.js';
+import { ServiceState } from '../services/service-state.js';
+import type { ServiceSpec } from '../services/service-types.js';
 import { nameKey, prefixOf, type DriverSpec, type ObjectKind, type SecretRecord, type SecretSpec } from './secret-records.js';
 
 const MAX_BYTES: Record<ObjectKind, number> = { secret: 500 * 1024, config: 1000 * 1024 };
@@ -116,6 +118,8 @@ export async function updateObject(state: ClusterState, kind: ObjectKind, input:
 
 export async function removeObject(state: ClusterState, kind: ObjectKind, input: string): Promise<void> {
   const { value: o, version } = await findObject(state, kind, input);
+  const users = (await new ServiceState(state).services()).map((s) => s.value.spec).filter((spec) => referencedBy(spec, kind).includes(o.id)).map((spec) => spec.Name);
+  if (users.length > 0) throw invalidArgument(`${kind} '${o.spec.name}' is in use by the following service${users.length > 1 ? 's' : ''}: ${users.join(', ')}`);
   const { succeeded } = await state.call(() =>
     state.store.txn(
       [{ key: prefixOf(kind) + o.id, modRevision: version }],
@@ -123,6 +127,11 @@ export async function removeObject(state: ClusterState, kind: ObjectKind, input:
     ),
   );
   if (!succeeded) throw new EngineError('system', 'rpc error: code = Unknown desc = update out of sequence');
+}
+
+function referencedBy(spec: ServiceSpec, kind: ObjectKind): string[] {
+  const c = spec.TaskTemplate.ContainerSpec;
+  return kind === 'secret' ? (c?.Secrets ?? []).map((r) => r.SecretID) : (c?.Configs ?? []).map((r) => r.ConfigID);
 }
 
 async function objects(state: ClusterState, kind: ObjectKind): Promise<ObjectView[]> {

@@ -35,8 +35,8 @@ export async function fetchRootCa(addr: string, timeoutMs = DEFAULT_TIMEOUT_MS):
 }
 
 /** A call to the manager at `addr` (host:port) with the node's credentials. */
-export function callManager<T>(addr: string, path: string, body: unknown, creds: ClientCredentials, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<T> {
-  return call(addr, 'POST', path, body, { ca: creds.rootCaPem, cert: creds.certPem, key: creds.keyPem, servername: MANAGER_NAME, rejectUnauthorized: true }, timeoutMs) as Promise<T>;
+export function callManager<T>(addr: string, path: string, body: unknown, creds: ClientCredentials, timeoutMs = DEFAULT_TIMEOUT_MS, signal?: AbortSignal): Promise<T> {
+  return call(addr, 'POST', path, body, { ca: creds.rootCaPem, cert: creds.certPem, key: creds.keyPem, servername: MANAGER_NAME, rejectUnauthorized: true, ...(signal !== undefined ? { signal } : {}) }, timeoutMs) as Promise<T>;
 }
 
 function call(addr: string, method: string, path: string, body: unknown, tls: https.RequestOptions, timeoutMs: number): Promise<unknown> {

@@ -3,6 +3,7 @@
 import type { NodeRole } from '../ca/swarm-ca.js';
 import type { NodeDescription } from '../cluster/records.js';
 import type { ManagerAddress } from '../local-node.js';
+import type { TaskRecord, TaskStatus } from '../services/service-records.js';
 
 export const CLUSTER_PATHS = {
   /** the root CA, to anyone: a joining node checks it against its token's digest */
@@ -17,6 +18,10 @@ export const CLUSTER_PATHS = {
   leave: '/v1/leave',
   /** managers only: a new etcd member for a manager being made */
   addMember: '/v1/members',
+  /** a node's tasks and what they need, when they differ from what it has (a long poll) */
+  assignments: '/v1/assignments',
+  /** what a node's tasks did */
+  taskStatus: '/v1/task-status',
 } as const;
 
 export interface JoinRequest {
@@ -85,4 +90,37 @@ export interface AddMemberResponse {
 export interface ErrorBody {
   message: string;
   kind: string;
+}
+
+export interface AssignmentsRequest {
+  /** the digest of the assignments the node has: the answer waits until they differ */
+  known: string;
+  /** how long the answer may wait */
+  waitMs: number;
+}
+
+/** A secret's or config's data, for a task of the node (a secret's in plain text: the channel is the node's TLS session). */
+export interface AssignedObject {
+  id: string;
+  name: string;
+  /** base64 */
+  data: string;
+  templating?: { name: string };
+}
+
+export interface Assignments {
+  digest: string;
+  /** the node's tasks the scheduler placed, whatever their state */
+  tasks: TaskRecord[];
+  secrets: AssignedObject[];
+  configs: AssignedObject[];
+}
+
+export interface TaskStatusReport {
+  taskId: string;
+  status: TaskStatus;
+}
+
+export interface TaskStatusRequest {
+  reports: TaskStatusReport[];
 }

@@ -9,7 +9,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { EngineError } from '../../errors.js';
 import { certificateIdentity, type NodeIdentity } from '../ca/swarm-ca.js';
-import { CLUSTER_PATHS, type AddMemberRequest, type AddMemberResponse, type ErrorBody, type HeartbeatRequest, type HeartbeatResponse, type JoinRequest, type JoinResponse, type RenewRequest, type RenewResponse } from './cluster-protocol.js';
+import { CLUSTER_PATHS, type AddMemberRequest, type AddMemberResponse, type Assignments, type AssignmentsRequest, type ErrorBody, type HeartbeatRequest, type HeartbeatResponse, type JoinRequest, type JoinResponse, type RenewRequest, type RenewResponse, type TaskStatusRequest } from './cluster-protocol.js';
 
 const MAX_BODY_BYTES = 256 * 1024;
 
@@ -21,6 +21,9 @@ export interface ClusterHandlers {
   leave(node: NodeIdentity): Promise<void>;
   /** managers only */
   addMember(node: NodeIdentity, req: AddMemberRequest): Promise<AddMemberResponse>;
+  /** `signal` fires when the node goes away */
+  assignments(nodeId: string, req: AssignmentsRequest, signal: AbortSignal): Promise<Assignments>;
+  taskStatus(nodeId: string, req: TaskStatusRequest): Promise<void>;
 }
 
 export interface ServerCredentials {
@@ -48,6 +51,8 @@ export class ClusterServer {
       [`POST ${CLUSTER_PATHS.renew}`]: { access: 'node', run: (n, body) => handlers.renew(n!, body as RenewRequest) },
       [`POST ${CLUSTER_PATHS.leave}`]: { access: 'node', run: (n) => handlers.leave(n!) },
       [`POST ${CLUSTER_PATHS.addMember}`]: { access: 'manager', run: (n, body) => handlers.addMember(n!, body as AddMemberRequest) },
+      [`POST ${CLUSTER_PATHS.assignments}`]: { access: 'node', run: (n, body, req) => handlers.assignments(n!.nodeId, body as AssignmentsRequest, goneSignal(req)) },
+      [`POST ${CLUSTER_PATHS.taskStatus}`]: { access: 'node', run: (n, body) => handlers.taskStatus(n!.nodeId, body as TaskStatusRequest) },
     };
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       void (async () => {
@@ -98,6 +103,13 @@ export class ClusterServer {
     if (access === 'manager' && identity.role !== 'manager') throw new EngineError('forbidden', `Permission denied: ${identity.nodeId} is not a manager`);
     return identity;
   }
+}
+
+/** Fires when the caller's connection closes before the answer. */
+function goneSignal(req: IncomingMessage): AbortSignal {
+  const gone = new AbortController();
+  req.socket.once('close', () => gone.abort());
+  return gone.signal;
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -5,6 +5,10 @@ import type { NodeView } from '../../../swarm/manager/node-control.js';
 import type { TlsInfoView } from '../../../swarm/ca/swarm-ca.js';
 import type { ObjectView } from '../../../swarm/objects/secret-control.js';
 import type { ObjectKind } from '../../../swarm/objects/secret-records.js';
+import type { Versioned } from '../../../swarm/cluster/cluster-state.js';
+import type { ServiceRecord, TaskRecord } from '../../../swarm/services/service-records.js';
+import type { ServiceCounts } from '../../../swarm/services/service-status.js';
+import type { ServiceBehaviours } from '../../../swarm/services/service-spec.js';
 
 export interface SwarmRotations {
   workerToken: boolean;
@@ -26,10 +30,30 @@ export interface SwarmBackend {
   inspectNode(id: string): Promise<{ node: NodeView; tlsInfo: TlsInfoView }>;
   updateNode(id: string, version: string | null, body: unknown): Promise<void>;
   removeNode(id: string, force: boolean): Promise<void>;
-  /** What the calls of areas still to come (services, tasks) check first: dockerd's 503 off a manager. */
+  /** What the calls still to come (service and task logs) check first: dockerd's 503 off a manager. */
   requireManager(): void;
   /** secrets and configs, the same calls for each kind */
   objects(kind: ObjectKind): ObjectBackend;
+  services: ServiceBackend;
+}
+
+/** A create's or update's request as the route has it: the body, the request's API version, X-Registry-Auth undecoded. */
+export interface ServiceRequest {
+  body: unknown;
+  api: ServiceBehaviours;
+  registryAuth: string | undefined;
+}
+
+export interface ServiceBackend {
+  /** with `status`, each service's task counts (ServiceStatus) */
+  list(filters: FilterArgs, status: boolean): Promise<Array<{ service: Versioned<ServiceRecord>; status?: ServiceCounts }>>;
+  create(req: ServiceRequest): Promise<{ id: string; warnings: string[] }>;
+  /** with `insertDefaults`, the spec with what its unset fields mean (swarmkit's defaults) */
+  inspect(id: string, insertDefaults: boolean): Promise<Versioned<ServiceRecord>>;
+  update(id: string, version: string | null, req: ServiceRequest & { rollback: string | null; registryAuthFrom: string | null }): Promise<{ warnings: string[] }>;
+  remove(id: string): Promise<void>;
+  listTasks(filters: FilterArgs): Promise<Array<Versioned<TaskRecord>>>;
+  inspectTask(id: string): Promise<Versioned<TaskRecord>>;
 }
 
 export interface ObjectBackend {

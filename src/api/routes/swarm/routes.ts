@@ -1,32 +1,24 @@
-// The Swarm, Node, Secret and Config operations, and the manager check of the operations still
-// to come: services and tasks answer dockerd's 503 off a manager, and on a manager an empty list
-// or 501 until their area lands.
+// The Swarm, Node, Service, Task, Secret and Config operations; service and task logs answer
+// 501 until they land.
 import { EngineError } from '../../../errors.js';
 import { FilterArgs } from '../../../lib/filters.js';
+import type { RequestContext } from '../../context.js';
 import { queryBool } from '../../query.js';
 import type { Handler, Route } from '../../router.js';
-import type { SwarmBackend } from './backend.js';
-import { toConfig, toNode, toSecret, toSwarm } from './to-api.js';
+import { headerOf } from '../image/image-create.js';
+import type { ServiceBackend, SwarmBackend } from './backend.js';
+import { serviceToApi, taskToApi, toConfig, toNode, toSecret, toSwarm } from './to-api.js';
 import type { ObjectView } from '../../../swarm/objects/secret-control.js';
 import type { ObjectKind } from '../../../swarm/objects/secret-records.js';
 
 const LATER_OPERATIONS: ReadonlyArray<[operationId: string, method: Route['method'], path: string, what: string]> = [
-  ['ServiceList', 'GET', '/services', 'list'],
-  ['ServiceCreate', 'POST', '/services/create', 'services'],
-  ['ServiceInspect', 'GET', '/services/{id}', 'services'],
-  ['ServiceDelete', 'DELETE', '/services/{id}', 'services'],
-  ['ServiceUpdate', 'POST', '/services/{id}/update', 'services'],
-  ['ServiceLogs', 'GET', '/services/{id}/logs', 'services'],
-  ['TaskList', 'GET', '/tasks', 'list'],
-  ['TaskInspect', 'GET', '/tasks/{id}', 'tasks'],
-  ['TaskLogs', 'GET', '/tasks/{id}/logs', 'tasks'],
+  ['ServiceLogs', 'GET', '/services/{id}/logs', 'service logs'],
+  ['TaskLogs', 'GET', '/tasks/{id}/logs', 'task logs'],
 ];
 
 export function swarmRoutes(backend: SwarmBackend): Route[] {
-  const later = (what: string): Handler => (ctx) => {
+  const later = (what: string): Handler => () => {
     backend.requireManager();
-    // nothing of these kinds can exist yet: a list is empty
-    if (what === 'list') return ctx.json([]);
     throw new EngineError('notImplemented', `berth does not support ${what} yet`);
   };
   return [
@@ -106,6 +98,7 @@ export function swarmRoutes(backend: SwarmBackend): Route[] {
         ctx.res.writeHead(200).end();
       },
     },
+    ...serviceRoutes(backend.services),
     ...objectRoutes(backend, 'secret', 'Secret', toSecret),
     ...objectRoutes(backend, 'config', 'Config', toConfig),
     ...LATER_OPERATIONS.map(([operationId, method, path, what]): Route => ({ operationId, method, path, handle: later(what) })),
@@ -141,6 +134,74 @@ function objectRoutes(backend: SwarmBackend, kind: ObjectKind, tag: 'Secret' | '
       handle: async (ctx) => {
         await objects().update(ctx.params.id!, ctx.query.get('version'), await ctx.readJson());
         ctx.res.writeHead(200).end();
+      },
+    },
+  ];
+}
+
+/** /services and /tasks: what the docker CLI's service commands and stacks call. */
+function serviceRoutes(services: ServiceBackend): Route[] {
+  const request = async (ctx: RequestContext) => ({ body: await ctx.readJson(), api: ctx.api, registryAuth: headerOf(ctx.req.headers['x-registry-auth']) });
+  return [
+    {
+      operationId: 'ServiceList',
+      method: 'GET',
+      path: '/services',
+      handle: async (ctx) => {
+        const found = await services.list(FilterArgs.fromJson(ctx.query.get('filters')), queryBool(ctx.query, 'status'));
+        ctx.json(found.map((f) => serviceToApi(f.service.value, f.service.version, f.status === undefined ? {} : { status: { RunningTasks: f.status.running, DesiredTasks: f.status.desired, CompletedTasks: f.status.completed } })));
+      },
+    },
+    {
+      operationId: 'ServiceCreate',
+      method: 'POST',
+      path: '/services/create',
+      handle: async (ctx) => {
+        const { id, warnings } = await services.create(await request(ctx));
+        ctx.json({ ID: id, ...(warnings.length > 0 ? { Warnings: warnings } : {}) }, 201);
+      },
+    },
+    {
+      operationId: 'ServiceInspect',
+      method: 'GET',
+      path: '/services/{id}',
+      handle: async (ctx) => {
+        const { value, version } = await services.inspect(ctx.params.id!, queryBool(ctx.query, 'insertDefaults'));
+        ctx.json(serviceToApi(value, version));
+      },
+    },
+    {
+      operationId: 'ServiceDelete',
+      method: 'DELETE',
+      path: '/services/{id}',
+      handle: async (ctx) => {
+        await services.remove(ctx.params.id!);
+        ctx.res.writeHead(200).end();
+      },
+    },
+    {
+      operationId: 'ServiceUpdate',
+      method: 'POST',
+      path: '/services/{id}/update',
+      handle: async (ctx) => {
+        const q = ctx.query;
+        const { warnings } = await services.update(ctx.params.id!, q.get('version'), { ...(await request(ctx)), rollback: q.get('rollback'), registryAuthFrom: q.get('registryAuthFrom') });
+        ctx.json({ Warnings: warnings.length > 0 ? warnings : null });
+      },
+    },
+    {
+      operationId: 'TaskList',
+      method: 'GET',
+      path: '/tasks',
+      handle: async (ctx) => ctx.json((await services.listTasks(FilterArgs.fromJson(ctx.query.get('filters')))).map((t) => taskToApi(t.value, t.version))),
+    },
+    {
+      operationId: 'TaskInspect',
+      method: 'GET',
+      path: '/tasks/{id}',
+      handle: async (ctx) => {
+        const { value, version } = await services.inspectTask(ctx.params.id!);
+        ctx.json(taskToApi(value, version));
       },
     },
   ];

@@ -1,0 +1,159 @@
+// The tasks of this node, as swarmkit's agent keeps them: it asks a manager for its assignments
+// (a long poll that answers when they change), runs a TaskRunner for each task, and sends what
+// the runners report, again until a manager takes it. Secrets are held in memory only, and only
+// while a task of this node may still run with them. On a restart of berthd the containers of
+// tasks are found again by their task ID label; those whose task the swarm no longer gives the
+// node are removed.
+import type { Logger } from 'pino';
+import { hasEnded, type TaskRecord, type TaskStatus } from '../services/service-records.js';
+import type { AssignedObject, Assignments, TaskStatusReport } from '../transport/cluster-protocol.js';
+import { expandTemplate, type TemplateContext } from './templating.js';
+import { TaskRunner, type TaskFiles } from './task-runner.js';
+import type { FileDelivery, TaskRuntime } from './task-runtime.js';
+
+/** How long an assignments call may wait for a change. */
+const POLL_WAIT_MS = 20_000;
+const RETRY_MS = 1000;
+/** the label each task's container carries (task-runner.ts) */
+const TASK_ID_LABEL = 'com.docker.swarm.task.id';
+
+/** Where the node's tasks come from and its reports go: the manager in this berthd, or one over the cluster port. */
+export interface AssignmentSource {
+  assignments(known: string, waitMs: number, signal: AbortSignal): Promise<Assignments>;
+  report(reports: TaskStatusReport[]): Promise<void>;
+}
+
+export interface TaskAgentDeps {
+  nodeId: string;
+  hostname: () => string;
+  source: AssignmentSource;
+  runtime: TaskRuntime;
+  log: Logger;
+}
+
+export class TaskAgent {
+  private readonly runners = new Map<string, TaskRunner>();
+  private readonly pending = new Map<string, TaskStatus>();
+  private adopted = new Map<string, string>();
+  private readonly stop = new AbortController();
+  private polling: Promise<void> | undefined;
+  private flushing: Promise<void> | undefined;
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: TaskAgentDeps) {}
+
+  start(): void {
+    this.adopted = new Map(this.deps.runtime.list(TASK_ID_LABEL).map((c) => [c.labels[TASK_ID_LABEL]!, c.id]));
+    this.polling = this.poll();
+  }
+
+  /** Stops asking; the containers run on (berthd stops, or the node changes role). */
+  async close(): Promise<void> {
+    this.stop.abort();
+    clearTimeout(this.retry);
+    await this.polling;
+    await this.flushing;
+  }
+
+  /** The node leaves the swarm: its tasks' containers go. */
+  async removeAll(): Promise<void> {
+    await this.close();
+    await Promise.all([...this.runners.values()].map((r) => r.remove()));
+    for (const id of this.adopted.values()) await this.deps.runtime.remove(id).catch(() => undefined);
+    this.runners.clear();
+  }
+
+  private async poll(): Promise<void> {
+    let known = '';
+    while (!this.stop.signal.aborted) {
+      try {
+        const a = await this.deps.source.assignments(known, known === '' ? 0 : POLL_WAIT_MS, this.stop.signal);
+        known = a.digest;
+        this.apply(a);
+      } catch (err) {
+        if (this.stop.signal.aborted) return;
+        this.deps.log.debug({ err }, 'swarm: assignments not read');
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+  }
+
+  private apply(a: Assignments): void {
+    const tasks = new Map(a.tasks.map((t) => [t.id, t]));
+    for (const [id, runner] of this.runners) {
+      if (tasks.has(id)) continue;
+      this.runners.delete(id);
+      void runner.remove();
+    }
+    // containers found at start whose task is no longer this node's
+    for (const [taskId, containerId] of this.adopted) {
+      if (tasks.has(taskId)) continue;
+      void this.deps.runtime.remove(containerId).catch((err: unknown) => this.deps.log.warn({ err, containerId }, 'swarm: stale task container not removed'));
+    }
+    for (const t of tasks.values()) {
+      const files = hasEnded(t.status.state) ? { secrets: [], configs: [] } : this.filesOrError(t, a);
+      const runner = this.runners.get(t.id);
+      if (runner !== undefined) {
+        void runner.update(t, files);
+        continue;
+      }
+      const created = new TaskRunner(t, files, this.adopted.get(t.id), { runtime: this.deps.runtime, nodeId: this.deps.nodeId, log: this.deps.log, report: (id, status) => this.report(id, status) });
+      this.runners.set(t.id, created);
+      void created.update(t, files);
+    }
+    this.adopted.clear();
+  }
+
+  /** A template that cannot be expanded rejects the task, as dockerd's executor does. */
+  private filesOrError(t: TaskRecord, a: Assignments): TaskFiles {
+    try {
+      return this.filesOf(t, a);
+    } catch (err) {
+      return { secrets: [], configs: [], error: (err as Error).message };
+    }
+  }
+
+  /** The task's secrets at /run/secrets/<name> (or their absolute target), its configs at /<name>, templates expanded. */
+  private filesOf(t: TaskRecord, a: Assignments): TaskFiles {
+    const c = t.spec.ContainerSpec;
+    const context: TemplateContext = { task: t, nodeId: this.deps.nodeId, hostname: this.deps.hostname(), secrets: a.secrets, configs: a.configs };
+    const deliver = (objects: readonly AssignedObject[], id: string, file: { Name: string; UID: string; GID: string; Mode: number } | undefined, dir: string): FileDelivery[] => {
+      const o = objects.find((x) => x.id === id);
+      if (o === undefined || file === undefined) return [];
+      const raw = Buffer.from(o.data, 'base64');
+      const data = o.templating?.name === 'golang' ? Buffer.from(expandTemplate(raw.toString('utf8'), context)) : raw;
+      return [{ target: file.Name.startsWith('/') ? file.Name : `${dir}${file.Name}`, data, uid: file.UID || '0', gid: file.GID || '0', mode: file.Mode }];
+    };
+    return {
+      secrets: (c?.Secrets ?? []).flatMap((r) => deliver(a.secrets, r.SecretID, r.File, '/run/secrets/')),
+      configs: (c?.Configs ?? []).flatMap((r) => deliver(a.configs, r.ConfigID, r.File, '/')),
+    };
+  }
+
+  private report(taskId: string, status: TaskStatus): void {
+    this.pending.set(taskId, status);
+    this.kick();
+  }
+
+  private kick(): void {
+    this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+  }
+
+  /** Sends what is pending; what a manager did not take waits for the next try. */
+  private async flush(): Promise<void> {
+    while (this.pending.size > 0) {
+      const reports = [...this.pending].map(([taskId, status]) => ({ taskId, status }));
+      this.pending.clear();
+      try {
+        await this.deps.source.report(reports);
+      } catch (err) {
+        for (const r of reports) if (!this.pending.has(r.taskId)) this.pending.set(r.taskId, r.status);
+        this.deps.log.debug({ err }, 'swarm: task status not sent');
+        if (this.stop.signal.aborted) return;
+        clearTimeout(this.retry);
+        this.retry = setTimeout(() => this.kick(), RETRY_MS);
+        return;
+      }
+    }
+  }
+}

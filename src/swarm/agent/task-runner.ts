@@ -1,0 +1,164 @@
+// One task on this node, as swarmkit's agent and dockerd's executor run it: accepted, preparing
+// (the image pulled, the container made: `rejected` when either fails), ready, starting, running,
+// then complete or failed as the container exits, or shutdown when the desired state says so.
+// Each step is reported as it is reached (the manager keeps a state only when it moves forward);
+// a task removed from the node's assignments takes its container with it.
+import type { Logger } from 'pino';
+import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
+import { hasEnded, stateRank, type ContainerStatus, type TaskRecord, type TaskState, type TaskStatus } from '../services/service-records.js';
+import type { FileDelivery, TaskRuntime } from './task-runtime.js';
+
+const DEFAULT_GRACE_SECONDS = 10;
+
+export interface TaskRunnerDeps {
+  runtime: TaskRuntime;
+  nodeId: string;
+  log: Logger;
+  report: (taskId: string, status: TaskStatus) => void;
+}
+
+/** What a task needs besides its record: its secrets' and configs' files. */
+export interface TaskFiles {
+  secrets: FileDelivery[];
+  configs: FileDelivery[];
+  /** why they could not be made (a template) */
+  error?: string;
+}
+
+export class TaskRunner {
+  private state: TaskState;
+  private containerStatus: ContainerStatus | undefined;
+  private removed = false;
+  /** the stop asked for: the exit that follows is no failure */
+  private stopping = false;
+  private driving: Promise<void> = Promise.resolve();
+  private watched = false;
+
+  constructor(
+    private task: TaskRecord,
+    private files: TaskFiles,
+    private containerId: string | undefined,
+    private readonly deps: TaskRunnerDeps,
+  ) {
+    this.state = task.status.state;
+    this.containerStatus = task.status.containerStatus;
+  }
+
+  /** The task as the manager has it now. */
+  update(task: TaskRecord, files: TaskFiles): Promise<void> {
+    this.task = task;
+    this.files = files;
+    return this.drive();
+  }
+
+  /** The task left the node's assignments: its container goes. */
+  remove(): Promise<void> {
+    this.removed = true;
+    return this.drive();
+  }
+
+  private drive(): Promise<void> {
+    this.driving = this.driving.then(() => this.step()).catch((err: unknown) => this.deps.log.warn({ err, task: this.task.id }, 'swarm: task step failed'));
+    return this.driving;
+  }
+
+  private async step(): Promise<void> {
+    const { runtime } = this.deps;
+    const t = this.task;
+    if (this.removed) {
+      this.stopping = true;
+      if (this.containerId !== undefined) await runtime.remove(this.containerId);
+      this.containerId = undefined;
+      return;
+    }
+    if (hasEnded(this.state)) return;
+    if (t.desiredState === 'shutdown' || t.desiredState === 'remove') {
+      this.stopping = true;
+      if (this.containerId !== undefined) await runtime.stop(this.containerId, graceSeconds(t));
+      return this.report('shutdown', 'shutdown');
+    }
+    if (this.before('accepted')) this.report('accepted', 'accepted');
+    if (this.before('ready')) {
+      if (this.before('preparing')) this.report('preparing', 'preparing');
+      const image = t.spec.ContainerSpec?.Image ?? '';
+      const { secrets, configs, error } = this.files;
+      try {
+        if (error !== undefined) throw new Error(error);
+        await runtime.pull(image, t.registryAuth);
+        this.containerId ??= (await runtime.create({ name: this.containerName(), labels: this.labels(), spec: t.spec, hostPorts: (t.endpoint?.ports ?? []).filter((p) => p.PublishMode === 'host'), secrets, configs })).id;
+      } catch (err) {
+        return this.report('rejected', 'preparing', (err as Error).message);
+      }
+      this.report('ready', 'prepared');
+    }
+    if (t.desiredState === 'ready') return;
+    if (this.before('running')) {
+      if (this.before('starting')) this.report('starting', 'starting');
+      try {
+        await runtime.start(this.containerId!);
+      } catch (err) {
+        return this.report('failed', 'starting', (err as Error).message);
+      }
+    }
+    if (!this.watched) await this.watchRun();
+  }
+
+  /** Reports the run (a container adopted after a restart too) and what ends it. */
+  private async watchRun(): Promise<void> {
+    const { runtime } = this.deps;
+    const id = this.containerId;
+    const now = id === undefined ? undefined : runtime.inspect(id);
+    if (id === undefined || now === undefined) return this.report('failed', 'started', 'the task\'s container is gone');
+    this.watched = true;
+    this.containerStatus = { containerId: id, pid: now.pid, exitCode: 0 };
+    if (now.running) this.report('running', 'started', undefined, now.ports);
+    const exited = (code: number) => {
+      if (this.stopping || hasEnded(this.state)) return;
+      this.containerStatus = { containerId: id, pid: 0, exitCode: code };
+      if (code === 0) this.report('complete', 'finished');
+      else this.report('failed', 'started', `task: non-zero exit (${code})`);
+    };
+    if (!now.running) return exited(now.exitCode);
+    void runtime.wait(id).then(exited, (err: unknown) => this.deps.log.debug({ err, task: this.task.id }, 'swarm: task wait failed'));
+  }
+
+  private before(state: TaskState): boolean {
+    return stateRank(this.state) < stateRank(state);
+  }
+
+  private report(state: TaskState, message: string, err?: string, ports?: TaskStatus['portStatus']): void {
+    this.state = state;
+    const status: TaskStatus = {
+      timestamp: formatRfc3339Nano(nowNanos()),
+      state,
+      message,
+      ...(err !== undefined ? { err } : {}),
+      ...(this.containerStatus !== undefined ? { containerStatus: this.containerStatus } : {}),
+      ...(ports !== undefined && ports.length > 0 ? { portStatus: ports } : {}),
+    };
+    this.deps.report(this.task.id, status);
+  }
+
+  /** dockerd's: `<service>.<slot>.<task>`, a global service's `<service>.<node>.<task>`. */
+  private containerName(): string {
+    const t = this.task;
+    return `${t.serviceAnnotations.name}.${t.slot === 0 ? t.nodeId : t.slot}.${t.id}`;
+  }
+
+  private labels(): Record<string, string> {
+    const t = this.task;
+    return {
+      'com.docker.swarm.node.id': this.deps.nodeId,
+      'com.docker.swarm.service.id': t.serviceId,
+      'com.docker.swarm.service.name': t.serviceAnnotations.name,
+      'com.docker.swarm.task': '',
+      'com.docker.swarm.task.id': t.id,
+      'com.docker.swarm.task.name': this.containerName(),
+    };
+  }
+}
+
+function graceSeconds(t: TaskRecord): number {
+  const ns = t.spec.ContainerSpec?.StopGracePeriod;
+  return ns === undefined ? DEFAULT_GRACE_SECONDS : Math.round(ns / 1e9);
+}

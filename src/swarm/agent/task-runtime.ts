@@ -1,0 +1,51 @@
+// What a node's agent needs of its engine to run tasks: the containers area's task containers
+// (src/container/task-containers.ts) and the images area's pull, composed by the daemon.
+import type { PortConfig, TaskSpec } from '../services/service-types.js';
+
+/** A secret's or config's file in the task's container. */
+export interface FileDelivery {
+  /** absolute path in the container */
+  target: string;
+  data: Buffer;
+  uid: string;
+  gid: string;
+  mode: number;
+}
+
+export interface TaskContainerRequest {
+  /** `<service>.<slot>.<task id>`, or `<service>.<node id>.<task id>` for a global service's */
+  name: string;
+  /** the com.docker.swarm.* labels, over the container spec's */
+  labels: Record<string, string>;
+  spec: TaskSpec;
+  /** host-mode published ports (0: any free port) */
+  hostPorts: PortConfig[];
+  secrets: FileDelivery[];
+  configs: FileDelivery[];
+}
+
+export interface TaskContainerState {
+  running: boolean;
+  pid: number;
+  exitCode: number;
+  /** the runtime's error, when the container could not run */
+  error: string;
+  /** the host-mode ports as bound */
+  ports: PortConfig[];
+}
+
+export interface TaskRuntime {
+  /** Pulls the image unless the node has it, with the service's credentials (X-Registry-Auth, as sent). */
+  pull(image: string, registryAuth: string | undefined): Promise<void>;
+  create(req: TaskContainerRequest): Promise<{ id: string }>;
+  start(id: string): Promise<void>;
+  /** Stops it with its stop signal, then SIGKILL after `graceSeconds`. */
+  stop(id: string, graceSeconds: number): Promise<void>;
+  /** Removes it, running or not, with its secrets' and configs' files. */
+  remove(id: string): Promise<void>;
+  /** Its exit code, once it has stopped. */
+  wait(id: string): Promise<number>;
+  inspect(id: string): TaskContainerState | undefined;
+  /** The containers with this label, and their labels. */
+  list(label: string): Array<{ id: string; labels: Record<string, string> }>;
+}

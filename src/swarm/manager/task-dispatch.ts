@@ -1,0 +1,82 @@
+// What the dispatcher gives each node and takes from it, as swarmkit's Assignments and
+// UpdateTaskStatus: the tasks placed on the node (from `assigned` on, whatever they became), the
+// secrets and configs of those that may still run (and no others), and the status the node
+// reports, taken only when it moves a task's state forward.
+import { createHash } from 'node:crypto';
+import { EngineError } from '../../errors.js';
+import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
+import { decryptSecret } from '../ca/sealing.js';
+import { decode } from '../cluster/cluster-state.js';
+import { prefixOf, type ObjectKind, type SecretRecord } from '../objects/secret-records.js';
+import { hasEnded, isLaterState, stateRank, TASKS, type TaskRecord } from '../services/service-records.js';
+import type { ServiceState } from '../services/service-state.js';
+import type { AssignedObject, Assignments, TaskStatusReport } from '../transport/cluster-protocol.js';
+
+/** How often a status report is tried again when it lost a race to another write of the task. */
+const REPORT_ATTEMPTS = 5;
+
+/** The node's assignments once they differ from `known` (its digest), or as they are after `waitMs`. */
+export async function waitForAssignments(services: ServiceState, nodeId: string, dek: Buffer, known: string, waitMs: number, signal: AbortSignal): Promise<Assignments> {
+  const store = services.cluster.store;
+  let changed: () => void = () => undefined;
+  const watches = [TASKS, prefixOf('secret'), prefixOf('config')].map((prefix) => store.watch(prefix, 0, () => changed()));
+  try {
+    const end = Date.now() + waitMs;
+    for (;;) {
+      const next = new Promise<void>((resolve) => (changed = resolve));
+      const now = await assignmentsOf(services, nodeId, dek);
+      const left = end - Date.now();
+      if (now.digest !== known || left <= 0 || signal.aborted) return now;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        void next.then(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  } finally {
+    for (const w of watches) w.cancel();
+  }
+}
+
+async function assignmentsOf(services: ServiceState, nodeId: string, dek: Buffer): Promise<Assignments> {
+  const tasks = (await services.tasks()).map((t) => t.value).filter((t) => t.nodeId === nodeId && stateRank(t.status.state) >= stateRank('assigned'));
+  const needing = tasks.filter((t) => !hasEnded(t.status.state) && t.desiredState !== 'shutdown' && t.desiredState !== 'remove');
+  const secretIds = new Set(needing.flatMap((t) => (t.spec.ContainerSpec?.Secrets ?? []).map((r) => r.SecretID)));
+  const configIds = new Set(needing.flatMap((t) => (t.spec.ContainerSpec?.Configs ?? []).map((r) => r.ConfigID)));
+  const [secrets, configs] = await Promise.all([objectsOf(services, 'secret', secretIds, dek), objectsOf(services, 'config', configIds, dek)]);
+  // the node's own reports change a task's status: only what the node must act on counts
+  const digest = createHash('sha256')
+    .update(JSON.stringify([tasks.map(({ status: _s, updatedAt: _u, runningAt: _r, ...rest }) => rest), secrets, configs]))
+    .digest('hex');
+  return { digest, tasks, secrets, configs };
+}
+
+async function objectsOf(services: ServiceState, kind: ObjectKind, ids: ReadonlySet<string>, dek: Buffer): Promise<AssignedObject[]> {
+  const out: AssignedObject[] = [];
+  for (const id of [...ids].sort()) {
+    const kv = await services.cluster.call(() => services.cluster.store.get(prefixOf(kind) + id));
+    if (kv === undefined) continue;
+    const o = decode<SecretRecord>(kv.value);
+    out.push({ id, name: o.spec.name, data: kind === 'secret' ? decryptSecret(dek, o.data) : o.data, ...(o.spec.templating !== undefined ? { templating: { name: o.spec.templating.name } } : {}) });
+  }
+  return out;
+}
+
+/** Takes a node's reports on its own tasks; a report that would move a task back is dropped. */
+export async function applyTaskStatus(services: ServiceState, nodeId: string, reports: readonly TaskStatusReport[]): Promise<void> {
+  for (const report of reports) {
+    for (let attempt = 0; attempt < REPORT_ATTEMPTS; attempt++) {
+      const found = await services.task(report.taskId);
+      if (found === undefined) break;
+      const t = found.value;
+      if (t.nodeId !== nodeId) throw new EngineError('forbidden', `task ${t.id} is not assigned to node ${nodeId}`);
+      if (!isLaterState(report.status.state, t.status.state)) break;
+      const next: TaskRecord = { ...t, updatedAt: formatRfc3339Nano(nowNanos()), status: report.status, ...(report.status.state === 'running' ? { runningAt: report.status.timestamp } : {}) };
+      if (await services.writeTasks([{ put: next, version: found.version }])) break;
+    }
+  }
+}

@@ -1,0 +1,147 @@
+// The services' and tasks' calls on a manager, as swarmkit's controlapi answers them: create (a
+// name taken once, 409), inspect by ID, name or ID prefix, update of the whole spec at the version
+// read (PreviousSpec kept; `rollback=previous` swaps back; a mode change or a rename refused with
+// 501s), removal (the orchestrator shuts the tasks down and reaps them), and the tasks' list and
+// inspect. The specs' checks are service-spec.ts's; the secrets and configs a spec names must exist.
+import { EngineError, invalidParameter } from '../../errors.js';
+import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
+import type { Versioned } from '../cluster/cluster-state.js';
+import { newSwarmId } from '../ids.js';
+import { prefixOf } from '../objects/secret-records.js';
+import type { ServiceRecord, TaskRecord } from './service-records.js';
+import { decodeServiceSpec, type ServiceBehaviours } from './service-spec.js';
+import { validateServiceSpec } from './service-validation.js';
+import { serviceNotFound, type ServiceState } from './service-state.js';
+import type { PortConfig, ServiceMode, ServiceSpec } from './service-types.js';
+
+function invalidArgument(message: string): EngineError {
+  return new EngineError('invalidParameter', `rpc error: code = InvalidArgument desc = ${message}`);
+}
+
+export interface ServiceRequest {
+  body: unknown;
+  /** the request's API version: fields newer than it are dropped */
+  api: ServiceBehaviours;
+  /** X-Registry-Auth, as sent: the nodes pull the service's image with it */
+  registryAuth: string | undefined;
+}
+
+export async function createService(services: ServiceState, req: ServiceRequest): Promise<{ id: string; warnings: string[] }> {
+  const spec = decodeServiceSpec(req.body, req.api);
+  validateServiceSpec(spec);
+  await checkReferences(services, spec);
+  const now = formatRfc3339Nano(nowNanos());
+  const record: ServiceRecord = {
+    id: newSwarmId(),
+    createdAt: now,
+    updatedAt: now,
+    spec,
+    endpoint: endpointOf(spec),
+    ...(req.registryAuth !== undefined && req.registryAuth !== '' ? { registryAuth: req.registryAuth } : {}),
+    ...(isJob(spec.Mode) ? { jobStatus: { iteration: 0, lastExecution: now } } : {}),
+  };
+  if (!(await services.createService(record))) throw new EngineError('conflict', `rpc error: code = AlreadyExists desc = name conflicts with an existing object: service ${spec.Name} already exists`);
+  return { id: record.id, warnings: [] };
+}
+
+/** By ID, then name, then ID prefix, as dockerd's getService looks. */
+export async function findService(services: ServiceState, input: string): Promise<Versioned<ServiceRecord>> {
+  const exact = await services.service(input);
+  if (exact !== undefined) return exact;
+  const all = await services.services();
+  for (const match of [(s: ServiceRecord) => s.spec.Name === input, (s: ServiceRecord) => s.id.startsWith(input)]) {
+    const found = all.filter((s) => match(s.value));
+    if (found.length > 1) throw invalidParameter(`service ${input} is ambiguous (${found.length} matches found)`);
+    if (found.length === 1) return found[0]!;
+  }
+  throw serviceNotFound(input);
+}
+
+export function parseServiceVersion(text: string | null): number {
+  if (text === null || !/^\d+$/.test(text)) throw invalidParameter(`invalid service version '${text ?? ''}'`);
+  return Number(text);
+}
+
+export interface UpdateRequest extends ServiceRequest {
+  version: number;
+  /** `previous`: back to the previous spec, the body ignored */
+  rollback: string | null;
+  /** where the credentials come from when X-Registry-Auth has none: the spec's or the previous spec's */
+  registryAuthFrom: string | null;
+}
+
+export async function updateService(services: ServiceState, input: string, req: UpdateRequest): Promise<{ warnings: string[] }> {
+  const { value: current } = await findService(services, input);
+  const now = formatRfc3339Nano(nowNanos());
+  let next: ServiceRecord;
+  if (req.rollback === 'previous') {
+    if (current.previousSpec === undefined) throw invalidArgument(`service ${current.id} does not have a previous spec`);
+    next = { ...current, updatedAt: now, spec: current.previousSpec, previousSpec: current.spec, endpoint: endpointOf(current.previousSpec, current.endpoint.ports), updateStatus: { state: 'rollback_started', startedAt: now, message: 'manually requested rollback' } };
+  } else {
+    const spec = decodeServiceSpec(req.body, req.api);
+    validateServiceSpec(spec);
+    if (modeName(spec.Mode) !== modeName(current.spec.Mode)) throw new EngineError('notImplemented', 'rpc error: code = Unimplemented desc = service mode change is not allowed');
+    if (spec.Name !== current.spec.Name) throw new EngineError('notImplemented', 'rpc error: code = Unimplemented desc = renaming services is not supported');
+    await checkReferences(services, spec);
+    // a new spec starts a new update: a paused one's status goes
+    next = { ...current, updatedAt: now, spec, previousSpec: current.spec, endpoint: endpointOf(spec, current.endpoint.ports) };
+    delete next.updateStatus;
+    // a job runs again with each update
+    if (isJob(spec.Mode)) next.jobStatus = { iteration: (current.jobStatus?.iteration ?? 0) + 1, lastExecution: now };
+  }
+  const auth = req.registryAuth !== undefined && req.registryAuth !== '' ? req.registryAuth : req.registryAuthFrom === 'previous-spec' ? current.registryAuth : undefined;
+  if (auth !== undefined) next.registryAuth = auth;
+  await services.putService(req.version, next);
+  return { warnings: [] };
+}
+
+export async function removeService(services: ServiceState, input: string): Promise<void> {
+  const found = await findService(services, input);
+  await services.deleteService(found.value, found.version);
+}
+
+/** Task IDs are looked up exactly or by prefix, as dockerd's getTask does. */
+export async function findTask(services: ServiceState, input: string): Promise<Versioned<TaskRecord>> {
+  const exact = await services.task(input);
+  if (exact !== undefined) return exact;
+  const found = (await services.tasks()).filter((t) => t.value.id.startsWith(input));
+  if (found.length > 1) throw invalidParameter(`task ${input} is ambiguous (${found.length} matches found)`);
+  if (found.length === 1) return found[0]!;
+  throw new EngineError('notFound', `task ${input} not found`);
+}
+
+/** The secrets and configs a spec names exist (swarmkit checks them by ID). */
+async function checkReferences(services: ServiceState, spec: ServiceSpec): Promise<void> {
+  const c = spec.TaskTemplate.ContainerSpec;
+  const store = services.cluster.store;
+  for (const [kind, refs] of [
+    ['secret', (c?.Secrets ?? []).map((r) => ({ id: r.SecretID, name: r.SecretName }))],
+    ['config', (c?.Configs ?? []).map((r) => ({ id: r.ConfigID, name: r.ConfigName }))],
+  ] as const) {
+    for (const ref of refs) {
+      const kv = await services.cluster.call(() => store.get(prefixOf(kind) + ref.id));
+      if (kv === undefined) throw invalidArgument(`${kind} reference ${ref.name} (${ref.id}) not found`);
+    }
+  }
+}
+
+/**
+ * The endpoint: its spec, and the ports as asked, a published port the service had kept across
+ * updates. Ingress ports are the routing mesh's (not yet: they are shown, not bound); virtual IPs
+ * are the overlay networks' (not yet either).
+ */
+function endpointOf(spec: ServiceSpec, previous: readonly PortConfig[] = []): ServiceRecord['endpoint'] {
+  const ports = (spec.EndpointSpec?.Ports ?? []).map((port) => {
+    const kept = previous.find((q) => q.TargetPort === port.TargetPort && q.Protocol === port.Protocol && q.PublishMode === port.PublishMode);
+    return (port.PublishedPort ?? 0) === 0 && kept !== undefined ? { ...port, PublishedPort: kept.PublishedPort } : port;
+  });
+  return { ...(spec.EndpointSpec !== undefined ? { spec: spec.EndpointSpec } : {}), ports, virtualIps: [] };
+}
+
+function modeName(mode: ServiceMode): string {
+  return mode.Global !== undefined ? 'global' : mode.ReplicatedJob !== undefined ? 'replicated-job' : mode.GlobalJob !== undefined ? 'global-job' : 'replicated';
+}
+
+function isJob(mode: ServiceMode): boolean {
+  return mode.ReplicatedJob !== undefined || mode.GlobalJob !== undefined;
+}
