@@ -84,6 +84,14 @@ function pidsNaming(dir: string): number[] {
   return pids;
 }
 
+/** The processes of a cgroup and those under it. */
+function procsUnder(dir: string): number[] {
+  if (!existsSync(dir)) return [];
+  const here = existsSync(path.join(dir, 'cgroup.procs')) ? readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter((l) => l !== '').map(Number) : [];
+  const below = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => procsUnder(path.join(dir, e.name)));
+  return [...here, ...below];
+}
+
 function killAll(pids: number[]): void {
   for (const pid of pids) {
     try {
@@ -179,6 +187,14 @@ export class SwarmNode {
   async restart(opts: { args?: string[] } = {}): Promise<void> {
     await this.stop();
     await this.start(opts);
+  }
+
+  /** Kills what runs for the node besides berthd, as a machine that went down would: its containers (its cgroups' processes) and their conmons. */
+  killContainers(): void {
+    const inCgroups: number[] = [];
+    for (const hierarchy of existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup') : []) inCgroups.push(...procsUnder(path.join('/sys/fs/cgroup', hierarchy, this.cgroupParent)));
+    const berthd = this.running ? this.pid : undefined;
+    killAll([...new Set([...inCgroups, ...pidsNaming(this.dir)])].filter((pid) => pid !== berthd));
   }
 
   request(method: string, urlPath: string, opts: RequestOptions = {}): Promise<RawResponse> {

@@ -1,0 +1,235 @@
+// Services on a swarm of three berthd nodes (test/helpers/swarm-nodes.ts: n1 the manager, n2 and
+// n3 workers), driven as users drive Docker's with the docker CLI: create converging and spread,
+// scale, rolling updates one task at a time with their delay, an update that fails and rolls back
+// on its own, `service rollback`, a global service following a node that joins and drains, drain
+// moving replicated tasks, a killed worker's tasks made again elsewhere, placement by constraints
+// and spread preferences, a job to its completions, secrets and configs in the task, concurrent
+// updates at one version, and bad input in dockerd's words with nothing half-made.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { loadBusybox } from '../../helpers/busybox-image.js';
+import { startSwarmNodes, type SwarmNode, type SwarmNodes } from '../../helpers/swarm-nodes.js';
+import { until } from '../../helpers/until.js';
+
+interface TaskJson {
+  ID: string;
+  Slot?: number;
+  NodeID?: string;
+  ServiceID: string;
+  DesiredState: string;
+  Spec: { ContainerSpec: { Image: string; Args?: string[] } };
+  Status: { State: string; Message: string; Err?: string; ContainerStatus?: { ContainerID: string; ExitCode: number } };
+}
+
+interface ServiceJson {
+  ID: string;
+  Version: { Index: number };
+  Spec: { Name: string; Mode: Record<string, unknown>; TaskTemplate: { ContainerSpec: { Image: string; Args?: string[] } } };
+  PreviousSpec?: unknown;
+  UpdateStatus?: { State: string; Message: string };
+  ServiceStatus?: { RunningTasks: number; DesiredTasks: number; CompletedTasks: number };
+}
+
+async function json<T>(node: SwarmNode, method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }> {
+  const res = await node.request(method, urlPath, { ...(body === undefined ? {} : { json: body }), ...(headers !== undefined ? { headers } : {}) });
+  return { status: res.status, body: (res.body === '' ? undefined : res.json()) as T };
+}
+
+async function cli(node: SwarmNode, args: string[], timeoutMs?: number): Promise<string> {
+  const r = await node.docker(args, timeoutMs === undefined ? undefined : { timeoutMs });
+  assert.equal(r.code, 0, `docker ${args.join(' ')} on ${node.name}: ${r.stderr}`);
+  return r.stdout;
+}
+
+describe('swarm services on three nodes', () => {
+  let swarm: SwarmNodes;
+  let n1: SwarmNode;
+  let n2: SwarmNode;
+  let n3: SwarmNode;
+  const nodeIds = new Map<string, SwarmNode>();
+
+  const tasks = async (service: string) => (await json<TaskJson[]>(n1, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: [service] }))}`)).body;
+  const running = async (service: string) => (await tasks(service)).filter((t) => t.DesiredState === 'running' && t.Status.State === 'running');
+  const inspect = async (service: string) => (await json<ServiceJson>(n1, 'GET', `/services/${service}`)).body;
+  const untilRunning = (service: string, count: number, ok: (ts: TaskJson[]) => boolean = () => true, timeoutMs = 60_000) =>
+    until(`${count} running tasks of ${service}`, () => running(service), (ts) => ts.length === count && ok(ts), timeoutMs);
+
+  before(async () => {
+    swarm = await startSwarmNodes(3);
+    [n1, n2, n3] = swarm.nodes as [SwarmNode, SwarmNode, SwarmNode];
+    await Promise.all(swarm.nodes.flatMap((n) => [loadBusybox(n.berthd), loadBusybox(n.berthd, 'busybox:v2')]));
+    const out = await cli(n1, ['swarm', 'init', '--advertise-addr', n1.addr]);
+    const token = /--token (\S+)/.exec(out)![1]!;
+    for (const n of [n2, n3]) await cli(n, ['swarm', 'join', '--token', token, `${n1.addr}:2377`]);
+    await until('three ready nodes', () => json<Array<{ ID: string; Status: { State: string; Addr: string } }>>(n1, 'GET', '/nodes'), (r) => r.body.length === 3 && r.body.every((x) => x.Status.State === 'ready'));
+    for (const n of swarm.nodes) nodeIds.set((await json<{ Swarm: { NodeID: string } }>(n, 'GET', '/info')).body.Swarm.NodeID, n);
+  });
+  after(async () => {
+    await swarm?.close();
+  });
+
+  it('`service create --replicas 3` converges as the CLI waits for it, the tasks spread over the nodes', async () => {
+    const out = await cli(n1, ['service', 'create', '--name', 'web', '--replicas', '3', '--update-monitor', '1s', '--stop-grace-period', '1s', 'busybox', 'sleep', '3600'], 120_000);
+    assert.match(out, /verify: Service \w+ converged\n$/);
+    const ts = await running('web');
+    assert.equal(ts.length, 3);
+    assert.deepEqual(new Set(ts.map((t) => t.NodeID)).size, 3);
+    assert.deepEqual(ts.map((t) => t.Slot).sort(), [1, 2, 3]);
+    // each task is a real container on its node, named and labelled as dockerd names them
+    for (const t of ts) {
+      const node = nodeIds.get(t.NodeID!)!;
+      const c = (await json<{ Name: string; State: { Running: boolean }; Config: { Labels: Record<string, string> } }>(node, 'GET', `/containers/${t.Status.ContainerStatus!.ContainerID}/json`)).body;
+      assert.equal(c.Name, `/web.${t.Slot}.${t.ID}`);
+      assert.equal(c.State.Running, true);
+      assert.equal(c.Config.Labels['com.docker.swarm.task.id'], t.ID);
+      assert.equal(c.Config.Labels['com.docker.swarm.service.name'], 'web');
+    }
+    const ls = await cli(n1, ['service', 'ls', '--format', '{{.Name}} {{.Mode}} {{.Replicas}}']);
+    assert.equal(ls.trim(), 'web replicated 3/3');
+    const ps = (await cli(n1, ['service', 'ps', 'web', '--format', '{{.Name}} {{.DesiredState}} {{.CurrentState}}'])).trim().split('\n');
+    assert.equal(ps.length, 3);
+    for (const line of ps) assert.match(line, /^web\.[123] Running Running /);
+  });
+
+  it('scales up and down', async () => {
+    await cli(n1, ['service', 'scale', '--detach', 'web=5']);
+    await untilRunning('web', 5);
+    await cli(n1, ['service', 'scale', '--detach', 'web=2']);
+    await untilRunning('web', 2, (ts) => ts.every((t) => t.Slot! <= 2));
+    // the removed slots' tasks go, their containers with them
+    await until('tasks of removed slots gone', () => tasks('web'), (ts) => ts.every((t) => t.Slot! <= 2));
+  });
+
+  it('`service update --image` rolls one task at a time, with the delay between them', async () => {
+    await cli(n1, ['service', 'update', '--detach', '--image', 'busybox:v2', '--update-delay', '2s', '--update-parallelism', '1', 'web']);
+    const seen: number[] = [];
+    await until(
+      'the update to complete',
+      async () => {
+        const ts = await running('web');
+        seen.push(ts.filter((t) => t.Spec.ContainerSpec.Image === 'busybox:v2').length);
+        return inspect('web');
+      },
+      (s) => s.UpdateStatus?.State === 'completed',
+      90_000,
+    );
+    // one at a time: the count of new tasks went 0, 1, 2, never 0 straight to 2
+    assert.ok(seen.includes(1), `new tasks seen: ${seen.join(',')}`);
+    const svc = await inspect('web');
+    assert.equal(svc.UpdateStatus?.Message, 'update completed');
+    assert.ok(svc.PreviousSpec !== undefined);
+    assert.ok((await running('web')).every((t) => t.Spec.ContainerSpec.Image === 'busybox:v2'));
+  });
+
+  it('`service rollback` goes back to the previous spec', async () => {
+    await cli(n1, ['service', 'rollback', '--detach', 'web']);
+    await until('the rollback to complete', () => inspect('web'), (s) => s.UpdateStatus?.State === 'rollback_completed', 90_000);
+    await untilRunning('web', 2, (ts) => ts.every((t) => t.Spec.ContainerSpec.Image === 'busybox:latest'));
+  });
+
+  it('an update whose tasks fail rolls back on its own under --update-failure-action rollback', async () => {
+    await cli(n1, ['service', 'update', '--detach', '--args', 'false', '--update-failure-action', 'rollback', '--update-monitor', '5s', 'web']);
+    const svc = await until('the automatic rollback', () => inspect('web'), (s) => s.UpdateStatus?.State === 'rollback_completed', 90_000);
+    assert.deepEqual(svc.Spec.TaskTemplate.ContainerSpec.Args, ['sleep', '3600']);
+    await untilRunning('web', 2, (ts) => ts.every((t) => t.Spec.ContainerSpec.Args?.[0] === 'sleep'));
+  });
+
+  it('two clients updating at one version: one wins, the other gets "update out of sequence"', async () => {
+    const svc = await inspect('web');
+    const spec = (replicas: number) => ({ ...svc.Spec, Mode: { Replicated: { Replicas: replicas } } });
+    const [a, b] = await Promise.all([json<unknown>(n1, 'POST', `/services/${svc.ID}/update?version=${svc.Version.Index}`, spec(3)), json<{ message: string }>(n1, 'POST', `/services/${svc.ID}/update?version=${svc.Version.Index}`, spec(4))]);
+    const statuses = [a.status, b.status].sort();
+    assert.deepEqual(statuses, [200, 500]);
+    const loser = (a.status === 500 ? a : b).body as { message: string };
+    assert.equal(loser.message, 'rpc error: code = Unknown desc = update out of sequence');
+  });
+
+  it('drain moves a replicated service’s tasks off the node', async () => {
+    const ts = await untilRunning('web', (await inspect('web')).Spec.Mode.Replicated ? ((await inspect('web')).Spec.Mode.Replicated as { Replicas: number }).Replicas : 0);
+    const target = ts[0]!.NodeID!;
+    await cli(n1, ['node', 'update', '--availability', 'drain', target]);
+    await untilRunning('web', ts.length, (now) => now.every((t) => t.NodeID !== target));
+    await cli(n1, ['node', 'update', '--availability', 'active', target]);
+  });
+
+  it('a global service runs on every node, follows a drain and comes back', async () => {
+    await cli(n1, ['service', 'create', '--detach', '--name', 'agent', '--mode', 'global', '--stop-grace-period', '1s', 'busybox', 'sleep', '3600']);
+    await untilRunning('agent', 3);
+    const n3Id = [...nodeIds].find(([, n]) => n === n3)![0];
+    await cli(n1, ['node', 'update', '--availability', 'drain', n3Id]);
+    await untilRunning('agent', 2, (ts) => ts.every((t) => t.NodeID !== n3Id));
+    await cli(n1, ['node', 'update', '--availability', 'active', n3Id]);
+    await untilRunning('agent', 3);
+  });
+
+  it('places by constraint and spreads by preference', async () => {
+    const n2Id = [...nodeIds].find(([, n]) => n === n2)![0];
+    await cli(n1, ['node', 'update', '--label-add', 'zone=a', n2Id]);
+    await cli(n1, ['service', 'create', '--detach', '--name', 'pinned', '--replicas', '2', '--constraint', 'node.labels.zone==a', 'busybox', 'sleep', '3600']);
+    await untilRunning('pinned', 2, (ts) => ts.every((t) => t.NodeID === n2Id));
+    await cli(n1, ['service', 'create', '--detach', '--name', 'nowhere', '--constraint', 'node.labels.zone==z', 'busybox', 'sleep', '3600']);
+    const pending = await until('a pending task', () => tasks('nowhere'), (ts) => ts.length === 1 && ts[0]!.Status.State === 'pending' && ts[0]!.Status.Err !== undefined);
+    assert.equal(pending[0]!.Status.Err, 'no suitable node (scheduling constraints not satisfied on 3 nodes)');
+    await cli(n1, ['service', 'create', '--detach', '--name', 'spread', '--replicas', '4', '--placement-pref', 'spread=node.labels.zone', 'busybox', 'sleep', '3600']);
+    const spread = await untilRunning('spread', 4);
+    // two groups: n2 (zone=a) and the nodes without the label: half the tasks each
+    assert.equal(spread.filter((t) => t.NodeID === n2Id).length, 2);
+    await cli(n1, ['service', 'rm', 'pinned', 'nowhere', 'spread']);
+  });
+
+  it('a replicated job runs to its TotalCompletions', async () => {
+    await cli(n1, ['service', 'create', '--detach', '--name', 'job', '--mode', 'replicated-job', '--replicas', '3', '--max-concurrent', '2', 'busybox', 'true']);
+    await until('three completed tasks', () => tasks('job'), (ts) => ts.filter((t) => t.Status.State === 'complete').length === 3, 60_000);
+    const status = (await json<ServiceJson[]>(n1, 'GET', `/services?status=true&filters=${encodeURIComponent(JSON.stringify({ name: ['job'] }))}`)).body[0]!.ServiceStatus;
+    assert.deepEqual(status, { RunningTasks: 0, DesiredTasks: 0, CompletedTasks: 3 });
+    await cli(n1, ['service', 'rm', 'job']);
+  });
+
+  it('delivers a secret on a tmpfs at /run/secrets and a config at its target, with their modes and owners', async () => {
+    const secret = (await json<{ ID: string }>(n1, 'POST', '/secrets/create', { Name: 'pw', Data: Buffer.from('s3cret').toString('base64') })).body.ID;
+    const config = (await json<{ ID: string }>(n1, 'POST', '/configs/create', { Name: 'conf', Data: Buffer.from('key=value\n').toString('base64') })).body.ID;
+    assert.ok(secret && config);
+    await cli(n1, ['service', 'create', '--detach', '--name', 'files', '--secret', 'source=pw,mode=0400,uid=1000,gid=1001', '--config', 'source=conf,target=/etc/app.conf', 'busybox', 'sleep', '3600']);
+    const [t] = await untilRunning('files', 1);
+    const node = nodeIds.get(t!.NodeID!)!;
+    const id = t!.Status.ContainerStatus!.ContainerID;
+    const sh = async (cmd: string) => (await cli(node, ['exec', id, 'sh', '-c', cmd])).trim();
+    assert.equal(await sh('cat /run/secrets/pw'), 's3cret');
+    assert.equal(await sh('stat -c "%a %u %g" /run/secrets/pw'), '400 1000 1001');
+    assert.equal(await sh('cat /etc/app.conf'), 'key=value');
+    assert.equal(await sh('stat -c "%a" /etc/app.conf'), '444');
+    assert.match(await sh('grep " /run/secrets/pw " /proc/mounts'), / tmpfs ro,/);
+    // a secret in use is not removed
+    const del = await json<{ message: string }>(n1, 'DELETE', `/secrets/${secret}`);
+    assert.deepEqual([del.status, del.body.message], [400, "rpc error: code = InvalidArgument desc = secret 'pw' is in use by the following service: files"]);
+    await cli(n1, ['service', 'rm', 'files']);
+    await until('the secret to be removable', () => json<unknown>(n1, 'DELETE', `/secrets/${secret}`), (r) => r.status === 204);
+  });
+
+  it('a killed worker’s tasks are made again on the other nodes within 30 s', async () => {
+    await cli(n1, ['service', 'scale', '--detach', 'web=4']);
+    const before = await untilRunning('web', 4, (ts) => ts.some((t) => nodeIds.get(t.NodeID!) !== n1));
+    // a worker running one of them, killed with its containers as a machine going down
+    const victimId = before.find((t) => nodeIds.get(t.NodeID!) !== n1)!.NodeID!;
+    const victim = nodeIds.get(victimId)!;
+    await victim.kill();
+    victim.killContainers();
+    await untilRunning('web', 4, (ts) => ts.every((t) => t.NodeID !== victimId), 30_000);
+    await victim.start();
+  });
+
+  it('refuses bad input in dockerd’s words, making nothing', async () => {
+    const before = (await json<ServiceJson[]>(n1, 'GET', '/services')).body.length;
+    const create = (spec: unknown) => json<{ message: string }>(n1, 'POST', '/services/create', spec);
+    const noImage = await create({ Name: 'bad', TaskTemplate: { ContainerSpec: {} } });
+    assert.deepEqual([noImage.status, noImage.body.message], [400, 'rpc error: code = InvalidArgument desc = ContainerSpec: image reference must be provided']);
+    const taken = await create({ Name: 'web', TaskTemplate: { ContainerSpec: { Image: 'busybox' } } });
+    assert.deepEqual([taken.status, taken.body.message], [409, 'rpc error: code = AlreadyExists desc = name conflicts with an existing object: service web already exists']);
+    assert.equal((await json<ServiceJson[]>(n1, 'GET', '/services')).body.length, before);
+    // a missing image: the service is made, its tasks rejected on their nodes
+    await cli(n1, ['service', 'create', '--detach', '--name', 'missing', 'busybox:nosuch', 'true']);
+    const rejected = await until('a rejected task', () => tasks('missing'), (ts) => ts.some((t) => t.Status.State === 'rejected'));
+    assert.equal(rejected.find((t) => t.Status.State === 'rejected')!.Status.Err, 'No such image: busybox:nosuch');
+    await cli(n1, ['service', 'rm', 'missing']);
+  });
+});
