@@ -221,6 +221,25 @@ describe('planService: rolling update', () => {
     assert.deepEqual(plan.service?.previousSpec, svc.value.spec);
   });
 
+  it('does not take a restart after an update for another update', () => {
+    const svc = service({ Mode: { Replicated: { Replicas: 1 } }, UpdateConfig: updateConfig }, { updateStatus: { state: 'rollback_completed', startedAt: at(0), completedAt: at(5), message: 'rollback completed' } });
+    const restarted = task(svc, 1, 'pending', { createdMs: 10 });
+    const plan = planService({ service: svc, tasks: [restarted], nodes: nodes(node('n1')), nowNs: T0 + 100n * MS });
+    assert.equal(plan.service, undefined);
+  });
+
+  it('makes no task of a failed update’s spec once it rolls back: the failed one is the rollback’s to replace', () => {
+    const prev: ServiceSpec = { Name: 'web', Labels: {}, TaskTemplate: old, Mode: { Replicated: { Replicas: 1 } } };
+    const svc = service({ Mode: { Replicated: { Replicas: 1 } }, TaskTemplate: template('busybox', { RestartPolicy: { Condition: 'any', Delay: 0, MaxAttempts: 0 } }), UpdateConfig: { ...updateConfig, FailureAction: 'rollback' } }, { previousSpec: prev, updateStatus: { state: 'updating', startedAt: at(0), message: 'update in progress' } });
+    const failed = task(svc, 1, 'failed', { createdMs: 10, statusMs: 200 });
+    const plan = planService({ service: svc, tasks: [failed], nodes: nodes(node('n1')), nowNs: T0 + 300n * MS });
+    assert.equal(plan.service?.updateStatus?.state, 'rollback_started');
+    assert.deepEqual(created(plan), []);
+    assert.deepEqual(desired(plan), { [failed.value.id]: 'shutdown' });
+    const next = planService({ service: { ...svc, value: plan.service! }, tasks: [{ ...failed, value: { ...failed.value, desiredState: 'shutdown' } }], nodes: nodes(node('n1')), nowNs: T0 + 400n * MS });
+    assert.deepEqual(created(next).map((t) => t.spec.ContainerSpec?.Image), ['busybox:old']);
+  });
+
   it('leaves the tasks alone when only the replicas changed', () => {
     const svc = service({ Mode: { Replicated: { Replicas: 1 } } });
     const plan = planService({ service: svc, tasks: [task(svc, 1, 'running')], nodes: nodes(node('n1')), nowNs: T0 });

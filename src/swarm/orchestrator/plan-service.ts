@@ -61,6 +61,8 @@ class ServicePlanner {
 
   plan(): Plan {
     const mode = this.service.spec.Mode;
+    if (mode.Replicated !== undefined) this.judgeUpdate(mode.Replicated.Replicas);
+    else if (mode.Global !== undefined) this.judgeUpdate(this.input.nodes.size);
     if (mode.Global !== undefined) this.global(false);
     else if (mode.GlobalJob !== undefined) this.global(true);
     else if (mode.ReplicatedJob !== undefined) this.replicatedJob(mode.ReplicatedJob);
@@ -96,7 +98,7 @@ class ServicePlanner {
       this.create(n, '');
       added++;
     }
-    this.update(outdated, inFlight, replicas, (t) => this.create(t.value.slot, ''));
+    this.rollOut(outdated, inFlight, (t) => this.create(t.value.slot, ''));
   }
 
   // --- global -----------------------------------------------------------------------------------
@@ -129,7 +131,7 @@ class ServicePlanner {
     }
     // the tasks of nodes no longer in the swarm
     for (const tasks of byNode.values()) for (const t of tasks) if (isLive(t.value)) this.setDesired(t, 'shutdown');
-    if (!job) this.update(outdated, inFlight, this.input.nodes.size, (t) => this.create(0, t.value.nodeId));
+    if (!job) this.rollOut(outdated, inFlight, (t) => this.create(0, t.value.nodeId));
   }
 
   // --- replicated jobs --------------------------------------------------------------------------
@@ -210,22 +212,28 @@ class ServicePlanner {
       if (!global) replace();
       return { inFlight: false };
     }
+    // an outdated task is the updater's, ended or not: it replaces it in its turn
+    if (this.isOutdated(t)) return { outdated: latest, inFlight: false };
     if (hasEnded(t.status.state)) {
-      if (this.mayRestart(tasks, latest, 'any')) {
-        const due = this.restartDue(t);
-        if (due > this.nowMs) {
-          this.wakeAt(due);
-          return { inFlight: false };
-        }
+      if (!this.mayRestart(tasks, latest, 'any')) {
+        this.setDesired(latest, 'shutdown');
+        return { inFlight: false };
+      }
+      const due = this.restartDue(t);
+      if (due > this.nowMs) this.wakeAt(due);
+      else {
         this.setDesired(latest, 'shutdown');
         replace();
-        return { inFlight: this.isOutdated(t) };
       }
-      this.setDesired(latest, 'shutdown');
-      return { inFlight: false };
+      return { inFlight: this.updating() };
     }
-    if (this.isOutdated(t)) return { outdated: latest, inFlight: false };
-    return { inFlight: t.status.state !== 'running' && this.service.updateStatus !== undefined && t.createdAt >= this.service.updateStatus.startedAt };
+    return { inFlight: t.status.state !== 'running' && this.updating() };
+  }
+
+  /** An update or a rollback goes on: a slot whose task does not run yet holds its next batch back. */
+  private updating(): boolean {
+    const state = this.service.updateStatus?.state;
+    return state === 'updating' || state === 'rollback_started';
   }
 
   /** Whether the slot's ended task may run again: its restart condition, then MaxAttempts within Window. */
@@ -250,16 +258,37 @@ class ServicePlanner {
   // --- the rolling update ------------------------------------------------------------------------
 
   /**
-   * swarmkit's updater: outdated slots replaced `Parallelism` at a time (0: all), `Delay` after
-   * each batch, stop-first or start-first; new tasks that fail within `Monitor` of running count as
-   * failures, and past MaxFailureRatio of the slots the FailureAction pauses, rolls back or goes on.
+   * swarmkit's updater, its judgement first: new tasks that fail within `Monitor` of running count
+   * as failures, and past MaxFailureRatio of the slots the FailureAction pauses the update, rolls
+   * it back (the previous spec becomes the service's: restarts in the same pass use it) or lets it
+   * go on.
    */
-  private update(outdated: ReadonlyArray<Versioned<TaskRecord>>, inFlight: number, slotCount: number, replace: (old: Versioned<TaskRecord>) => void): void {
+  private judgeUpdate(slotCount: number): void {
+    const status = this.service.updateStatus;
+    if (status?.state !== 'updating' && status?.state !== 'rollback_started') return;
+    const rollingBack = status.state === 'rollback_started';
+    const config = this.updateConfig();
+    const failed = this.updateFailures(status, config.monitorMs);
+    if (failed.length === 0 || failed.length / Math.max(1, slotCount) <= config.maxFailureRatio) return;
+    const task = failed[failed.length - 1]!.id;
+    if (config.failureAction === 'pause' || (rollingBack && config.failureAction === 'rollback')) {
+      this.setStatus({ ...status, state: rollingBack ? 'rollback_paused' : 'paused', message: `${rollingBack ? 'rollback' : 'update'} paused due to failure or early termination of task ${task}` });
+    } else if (config.failureAction === 'rollback' && this.service.previousSpec !== undefined) {
+      this.service = { ...this.service, spec: this.service.previousSpec, previousSpec: this.service.spec, updateStatus: { state: 'rollback_started', startedAt: formatRfc3339Nano(this.input.nowNs), message: `update rolled back due to failure or early termination of task ${task}` } };
+    }
+  }
+
+  /**
+   * Then its roll-out: outdated slots replaced `Parallelism` at a time (0: all), `Delay` after each
+   * batch, stop-first or start-first; done once none is outdated and the last new task has run
+   * for `Monitor`. Only outdated tasks start an update: a restart is none.
+   */
+  private rollOut(outdated: ReadonlyArray<Versioned<TaskRecord>>, inFlight: number, replace: (old: Versioned<TaskRecord>) => void): void {
     let status = this.service.updateStatus;
-    const rollingBack = status?.state === 'rollback_started' || status?.state === 'rollback_paused';
-    const config = withUpdateDefaults(rollingBack ? this.service.spec.RollbackConfig : this.service.spec.UpdateConfig);
-    if (outdated.length === 0 && inFlight === 0) {
-      if (status?.state === 'updating' || status?.state === 'rollback_started') {
+    const rollingBack = status?.state === 'rollback_started';
+    const config = this.updateConfig();
+    if (outdated.length === 0) {
+      if (inFlight === 0 && (status?.state === 'updating' || status?.state === 'rollback_started')) {
         const settled = this.lastRunningAt() + config.monitorMs;
         if (settled > this.nowMs) return this.wakeAt(settled);
         this.setStatus({ ...status, state: rollingBack ? 'rollback_completed' : 'completed', completedAt: formatRfc3339Nano(this.input.nowNs), message: rollingBack ? 'rollback completed' : 'update completed' });
@@ -271,18 +300,6 @@ class ServicePlanner {
       status = { state: 'updating', startedAt: formatRfc3339Nano(this.input.nowNs), message: 'update in progress' };
       this.setStatus(status);
     }
-    const failed = this.updateFailures(status, config.monitorMs);
-    if (failed.length > 0 && failed.length / Math.max(1, slotCount) > config.maxFailureRatio) {
-      const task = failed[failed.length - 1]!.id;
-      if (config.failureAction === 'pause' || (rollingBack && config.failureAction === 'rollback')) {
-        this.setStatus({ ...status, state: rollingBack ? 'rollback_paused' : 'paused', message: `${rollingBack ? 'rollback' : 'update'} paused due to failure or early termination of task ${task}` });
-        return;
-      }
-      if (config.failureAction === 'rollback' && this.service.previousSpec !== undefined) {
-        this.service = { ...this.service, spec: this.service.previousSpec, previousSpec: this.service.spec, updateStatus: { state: 'rollback_started', startedAt: formatRfc3339Nano(this.input.nowNs), message: `update rolled back due to failure or early termination of task ${task}` } };
-        return;
-      }
-    }
     const readyAt = (this.input.lastBatchMs ?? 0) + config.delayMs;
     if (readyAt > this.nowMs) return this.wakeAt(readyAt);
     const room = config.parallelism === 0 ? outdated.length : config.parallelism - inFlight;
@@ -293,6 +310,12 @@ class ServicePlanner {
     }
     this.batchStarted = true;
     if (config.delayMs > 0) this.wakeAt(this.nowMs + config.delayMs);
+  }
+
+  /** The update's config, or the rollback's while one rolls back. */
+  private updateConfig(): EffectiveUpdateConfig {
+    const state = this.service.updateStatus?.state;
+    return withUpdateDefaults(state === 'rollback_started' || state === 'rollback_paused' ? this.service.spec.RollbackConfig : this.service.spec.UpdateConfig);
   }
 
   /** The update's new tasks that failed before running, or within Monitor of it. */

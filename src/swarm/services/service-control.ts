@@ -5,9 +5,9 @@
 // inspect. The specs' checks are service-spec.ts's; the secrets and configs a spec names must exist.
 import { EngineError, invalidParameter } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
-import type { Versioned } from '../cluster/cluster-state.js';
+import { decode, type Versioned } from '../cluster/cluster-state.js';
 import { newSwarmId } from '../ids.js';
-import { prefixOf } from '../objects/secret-records.js';
+import { prefixOf, type SecretRecord } from '../objects/secret-records.js';
 import type { ServiceRecord, TaskRecord } from './service-records.js';
 import { decodeServiceSpec, type ServiceBehaviours } from './service-spec.js';
 import { validateServiceSpec } from './service-validation.js';
@@ -75,7 +75,7 @@ export async function updateService(services: ServiceState, input: string, req: 
   const now = formatRfc3339Nano(nowNanos());
   let next: ServiceRecord;
   if (req.rollback === 'previous') {
-    if (current.previousSpec === undefined) throw invalidArgument(`service ${current.id} does not have a previous spec`);
+    if (current.previousSpec === undefined) throw new EngineError('invalidParameter', `rpc error: code = FailedPrecondition desc = service ${current.id} does not have a previous spec`);
     next = { ...current, updatedAt: now, spec: current.previousSpec, previousSpec: current.spec, endpoint: endpointOf(current.previousSpec, current.endpoint.ports), updateStatus: { state: 'rollback_started', startedAt: now, message: 'manually requested rollback' } };
   } else {
     const spec = decodeServiceSpec(req.body, req.api);
@@ -110,7 +110,7 @@ export async function findTask(services: ServiceState, input: string): Promise<V
   throw new EngineError('notFound', `task ${input} not found`);
 }
 
-/** The secrets and configs a spec names exist (swarmkit checks them by ID). */
+/** The secrets and configs a spec names exist, by ID and with that name (swarmkit's checkSecretExistence and checkConfigExistence). */
 async function checkReferences(services: ServiceState, spec: ServiceSpec): Promise<void> {
   const c = spec.TaskTemplate.ContainerSpec;
   const store = services.cluster.store;
@@ -118,10 +118,12 @@ async function checkReferences(services: ServiceState, spec: ServiceSpec): Promi
     ['secret', (c?.Secrets ?? []).map((r) => ({ id: r.SecretID, name: r.SecretName }))],
     ['config', (c?.Configs ?? []).map((r) => ({ id: r.ConfigID, name: r.ConfigName }))],
   ] as const) {
+    const missing: string[] = [];
     for (const ref of refs) {
       const kv = await services.cluster.call(() => store.get(prefixOf(kind) + ref.id));
-      if (kv === undefined) throw invalidArgument(`${kind} reference ${ref.name} (${ref.id}) not found`);
+      if (kv === undefined || decode<SecretRecord>(kv.value).spec.name !== ref.name) missing.push(ref.name);
     }
+    if (missing.length > 0) throw invalidArgument(`${kind}${missing.length > 1 ? 's' : ''} not found: ${missing.join(', ')}`);
   }
 }
 

@@ -206,6 +206,30 @@ describe('swarm services on three nodes', () => {
     await until('the secret to be removable', () => json<unknown>(n1, 'DELETE', `/secrets/${secret}`), (r) => r.status === 204);
   });
 
+  it('a worker whose berthd restarts keeps its tasks running in the same containers', async () => {
+    const ts = await running('agent');
+    const onN2 = ts.find((t) => nodeIds.get(t.NodeID!) === n2)!;
+    await n2.restart();
+    const after = await until('the task still running after the restart', () => tasks('agent'), (now) => now.some((t) => t.ID === onN2.ID && t.Status.State === 'running'));
+    assert.equal(after.find((t) => t.ID === onN2.ID)!.Status.ContainerStatus!.ContainerID, onN2.Status.ContainerStatus!.ContainerID);
+    assert.equal((await running('agent')).filter((t) => t.NodeID === onN2.NodeID).length, 1);
+    const c = (await json<{ State: { Running: boolean } }>(n2, 'GET', `/containers/${onN2.Status.ContainerStatus!.ContainerID}/json`)).body;
+    assert.equal(c.State.Running, true);
+  });
+
+  it('expands a templated config for its task, and logs service events', async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const data = Buffer.from('service={{.Service.Name}} mode={{env "MODE"}}\n').toString('base64');
+    await json<{ ID: string }>(n1, 'POST', '/configs/create', { Name: 'tmpl', Data: data, Templating: { Name: 'golang' } });
+    await cli(n1, ['service', 'create', '--detach', '--name', 'templated', '--env', 'MODE=prod', '--config', 'source=tmpl,target=/app.conf', 'busybox', 'sleep', '3600']);
+    const [t] = await untilRunning('templated', 1);
+    const node = nodeIds.get(t!.NodeID!)!;
+    assert.equal((await cli(node, ['exec', t!.Status.ContainerStatus!.ContainerID, 'cat', '/app.conf'])).trim(), 'service=templated mode=prod');
+    await cli(n1, ['service', 'rm', 'templated']);
+    const events = await cli(n1, ['events', '--since', String(since), '--until', String(Math.floor(Date.now() / 1000) + 1), '--filter', 'type=service', '--format', '{{.Action}} {{.Actor.Attributes.name}} {{.Scope}}']);
+    assert.deepEqual(events.trim().split('\n').filter((l) => l.endsWith('templated swarm')), ['create templated swarm', 'remove templated swarm']);
+  });
+
   it('a killed worker’s tasks are made again on the other nodes within 30 s', async () => {
     await cli(n1, ['service', 'scale', '--detach', 'web=4']);
     const before = await untilRunning('web', 4, (ts) => ts.some((t) => nodeIds.get(t.NodeID!) !== n1));
@@ -225,7 +249,25 @@ describe('swarm services on three nodes', () => {
     assert.deepEqual([noImage.status, noImage.body.message], [400, 'rpc error: code = InvalidArgument desc = ContainerSpec: image reference must be provided']);
     const taken = await create({ Name: 'web', TaskTemplate: { ContainerSpec: { Image: 'busybox' } } });
     assert.deepEqual([taken.status, taken.body.message], [409, 'rpc error: code = AlreadyExists desc = name conflicts with an existing object: service web already exists']);
+    const unknownSecret = await create({ Name: 'bad', TaskTemplate: { ContainerSpec: { Image: 'busybox', Secrets: [{ SecretID: 'nosuchid', SecretName: 'nosuch', File: { Name: 'nosuch', UID: '0', GID: '0', Mode: 292 } }] } } });
+    assert.deepEqual([unknownSecret.status, unknownSecret.body.message], [400, 'rpc error: code = InvalidArgument desc = secret not found: nosuch']);
+    const cliSecret = await n1.docker(['service', 'create', '--name', 'bad', '--secret', 'nosuch', 'busybox', 'true']);
+    assert.match(cliSecret.stderr, /secret not found: nosuch/);
     assert.equal((await json<ServiceJson[]>(n1, 'GET', '/services')).body.length, before);
+    // an update may neither rename a service nor change its mode; a rollback needs a previous spec
+    const web = await inspect('web');
+    const update = (spec: unknown, query = '') => json<{ message: string }>(n1, 'POST', `/services/${web.ID}/update?version=${web.Version.Index}${query}`, spec);
+    const renamed = await update({ ...web.Spec, Name: 'other' });
+    assert.deepEqual([renamed.status, renamed.body.message], [501, 'rpc error: code = Unimplemented desc = renaming services is not supported']);
+    const global = await update({ ...web.Spec, Mode: { Global: {} } });
+    assert.deepEqual([global.status, global.body.message], [501, 'rpc error: code = Unimplemented desc = service mode change is not allowed']);
+    const fresh = (await json<{ ID: string }>(n1, 'POST', '/services/create', { Name: 'fresh', TaskTemplate: { ContainerSpec: { Image: 'busybox', Args: ['sleep', '60'] } } })).body.ID;
+    const freshVersion = (await inspect(fresh)).Version.Index;
+    const noPrevious = await json<{ message: string }>(n1, 'POST', `/services/${fresh}/update?version=${freshVersion}&rollback=previous`, {});
+    assert.deepEqual([noPrevious.status, noPrevious.body.message], [400, `rpc error: code = FailedPrecondition desc = service ${fresh} does not have a previous spec`]);
+    const noVersion = await json<{ message: string }>(n1, 'POST', `/services/${fresh}/update`, {});
+    assert.equal(noVersion.status, 400);
+    await cli(n1, ['service', 'rm', 'fresh']);
     // a missing image: the service is made, its tasks rejected on their nodes
     await cli(n1, ['service', 'create', '--detach', '--name', 'missing', 'busybox:nosuch', 'true']);
     const rejected = await until('a rejected task', () => tasks('missing'), (ts) => ts.some((t) => t.Status.State === 'rejected'));
