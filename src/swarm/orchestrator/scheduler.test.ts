@@ -79,6 +79,15 @@ describe('planScheduling', () => {
     assert.deepEqual(placed(planScheduling([other, capped], [node('a')], NOW)), [[capped.value.id, 'pending', '', 'no suitable node (max replicas per node limit exceed)']]);
   });
 
+  it('keeps a host port taken until the task holding it has stopped, even while it is asked to', () => {
+    const stopping = task('s', 'running', {}, 'a');
+    stopping.value.desiredState = 'remove';
+    stopping.value.endpoint = { ports: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: 8080, PublishMode: 'host' }], virtualIps: [] };
+    const next = task('s', 'pending');
+    next.value.endpoint = stopping.value.endpoint;
+    assert.deepEqual(placed(planScheduling([stopping, next], [node('a')], NOW)), [[next.value.id, 'pending', '', 'no suitable node (host-mode port already in use on 1 node)']]);
+  });
+
   it('checks a global task on its own node only', () => {
     const t = task('g', 'new', {}, 'b');
     assert.deepEqual(placed(planScheduling([t], [node('a'), node('b', { availability: 'pause' })], NOW)), [[t.value.id, 'pending', 'b', 'no suitable node (1 node not available for new tasks)']]);

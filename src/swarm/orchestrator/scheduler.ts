@@ -64,9 +64,12 @@ export function planScheduling(tasks: ReadonlyArray<Versioned<TaskRecord>>, node
   return writes;
 }
 
-/** A task that holds its node's resources: placed, meant to run, not ended. */
+/**
+ * A task that holds its node's resources and host ports: placed and not ended, whatever it is asked
+ * to become (one shutting down holds its port until its container has stopped).
+ */
 function isPlaced(t: TaskRecord): boolean {
-  return t.status.state !== 'new' && t.status.state !== 'pending' && !hasEnded(t.status.state) && (t.desiredState === 'running' || t.desiredState === 'ready' || t.desiredState === 'complete');
+  return t.status.state !== 'new' && t.status.state !== 'pending' && !hasEnded(t.status.state);
 }
 
 function addLoad(load: NodeLoad | undefined, t: TaskRecord): void {
