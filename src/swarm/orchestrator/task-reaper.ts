@@ -26,9 +26,10 @@ export function planReaping(tasks: ReadonlyArray<Versioned<TaskRecord>>, nodes: 
     }
     kept.push(task);
     const node = nodes.get(t.nodeId);
-    if (node?.status.state === 'down' && !hasEnded(t.status.state) && nowMs - Date.parse(node.updatedAt) >= ORPHANED_AFTER_MS) {
-      const at = formatRfc3339Nano(nowNs);
-      writes.push({ put: { ...t, updatedAt: at, status: { ...t.status, timestamp: at, state: 'orphaned', message: 'task orphaned' } }, version: task.version });
+    // as swarmkit's dispatcher: only a task that could have gone on meanwhile (assigned to running), its status otherwise kept
+    const couldRun = stateRank(t.status.state) >= stateRank('assigned') && !hasEnded(t.status.state);
+    if (node?.status.state === 'down' && couldRun && nowMs - Date.parse(node.updatedAt) >= ORPHANED_AFTER_MS) {
+      writes.push({ put: { ...t, updatedAt: formatRfc3339Nano(nowNs), status: { ...t.status, state: 'orphaned' } }, version: task.version });
     }
   }
   if (retention < 0) return writes;
