@@ -7,11 +7,11 @@ import { median } from './median.js';
 
 export type Samples = Record<EngineName, number[]>;
 
-export async function alternateRounds(
+export async function alternateRounds<E extends ContainerEngine>(
   ctx: BenchContext,
-  engines: ContainerEngine[],
+  engines: E[],
   opts: { warmUps: number; rounds: number; unit: Unit },
-  measure: (engine: ContainerEngine) => Promise<number>,
+  measure: (engine: E) => Promise<number>,
 ): Promise<Samples> {
   const samples: Samples = { berth: [], reference: [] };
   for (let round = 1 - opts.warmUps; round <= opts.rounds; round++) {

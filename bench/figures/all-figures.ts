@@ -2,10 +2,11 @@
 // machine is quiet, then the codec's pure computation and the DNS server (in process); then the
 // container figures, lightest first (a run on the default bridge, then cycles with and without a
 // user network, and volumes); then the swarm's (init, a worker's join, the node list on five
-// berthds, three of them running etcd members); then the load tests, which heat everything: DNS
-// from inside a container, the API's requests, HTTP through a published port, and a 1 GiB transfer
-// between containers; the image builds and transfers, which also load the disk, come last, the
-// registry's push and pull last of all.
+// berthds, three of them running etcd members, then a service of ten tasks converging and updated
+// on three); then the load tests, which heat everything: DNS from inside a container, the API's
+// requests, HTTP through a published port, and a 1 GiB transfer between containers; the image
+// builds and transfers, which also load the disk, come last, the registry's push and pull last of
+// all.
 import type { Figure } from '../figure.js';
 import { concurrentRun } from './concurrent-run.js';
 import { containerCommit } from './container-commit.js';
@@ -28,6 +29,8 @@ import { publishedPort } from './published-port.js';
 import { registryTransfer } from './registry-transfer.js';
 import { requestLoad } from './request-load.js';
 import { runningMemory } from './running-memory.js';
+import { serviceConverge } from './service-converge.js';
+import { serviceRollingUpdate } from './service-rolling-update.js';
 import { startUpTime } from './start-up-time.js';
 import { swarmInit } from './swarm-init.js';
 import { swarmJoin } from './swarm-join.js';
@@ -54,6 +57,8 @@ export const allFigures: Figure[] = [
   swarmInit,
   swarmJoin,
   swarmNodeList,
+  serviceConverge,
+  serviceRollingUpdate,
   containerDns,
   requestLoad,
   publishedPort,
