@@ -1,10 +1,11 @@
 // Services on a swarm of three berthd nodes (test/helpers/swarm-nodes.ts: n1 the manager, n2 and
 // n3 workers), driven as users drive Docker's with the docker CLI: create converging and spread,
 // scale, rolling updates one task at a time with their delay, an update that fails and rolls back
-// on its own, `service rollback`, a global service following a node that joins and drains, drain
-// moving replicated tasks, a killed worker's tasks made again elsewhere, placement by constraints
-// and spread preferences, a job to its completions, secrets and configs in the task, concurrent
-// updates at one version, and bad input in dockerd's words with nothing half-made.
+// on its own, `service rollback`, drain moving replicated tasks, a global service following a drain
+// and nodes that leave and join, placement by constraints and spread preferences, a job to its
+// completions, secrets and configs in the task, a berthd restarting under its tasks, a killed
+// worker's tasks made again elsewhere, concurrent updates at one version, and bad input in
+// dockerd's words with nothing half-made.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadBusybox } from '../../helpers/busybox-image.js';
@@ -47,6 +48,7 @@ describe('swarm services on three nodes', () => {
   let n2: SwarmNode;
   let n3: SwarmNode;
   const nodeIds = new Map<string, SwarmNode>();
+  let token: string;
 
   const tasks = async (service: string) => (await json<TaskJson[]>(n1, 'GET', `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: [service] }))}`)).body;
   const running = async (service: string) => (await tasks(service)).filter((t) => t.DesiredState === 'running' && t.Status.State === 'running');
@@ -59,7 +61,7 @@ describe('swarm services on three nodes', () => {
     [n1, n2, n3] = swarm.nodes as [SwarmNode, SwarmNode, SwarmNode];
     await Promise.all(swarm.nodes.flatMap((n) => [loadBusybox(n.berthd), loadBusybox(n.berthd, 'busybox:v2')]));
     const out = await cli(n1, ['swarm', 'init', '--advertise-addr', n1.addr]);
-    const token = /--token (\S+)/.exec(out)![1]!;
+    token = /--token (\S+)/.exec(out)![1]!;
     for (const n of [n2, n3]) await cli(n, ['swarm', 'join', '--token', token, `${n1.addr}:2377`]);
     await until('three ready nodes', () => json<Array<{ ID: string; Status: { State: string; Addr: string } }>>(n1, 'GET', '/nodes'), (r) => r.body.length === 3 && r.body.every((x) => x.Status.State === 'ready'));
     for (const n of swarm.nodes) nodeIds.set((await json<{ Swarm: { NodeID: string } }>(n, 'GET', '/info')).body.Swarm.NodeID, n);
@@ -160,6 +162,16 @@ describe('swarm services on three nodes', () => {
     await untilRunning('agent', 2, (ts) => ts.every((t) => t.NodeID !== n3Id));
     await cli(n1, ['node', 'update', '--availability', 'active', n3Id]);
     await untilRunning('agent', 3);
+    // a node that leaves takes its task's container along; one that joins gets a task
+    await cli(n3, ['swarm', 'leave']);
+    await cli(n1, ['node', 'rm', '--force', n3Id]);
+    nodeIds.delete(n3Id);
+    await untilRunning('agent', 2, (ts) => ts.every((t) => t.NodeID !== n3Id));
+    assert.deepEqual((await json<unknown[]>(n3, 'GET', `/containers/json?all=1&filters=${encodeURIComponent(JSON.stringify({ label: ['com.docker.swarm.service.name=agent'] }))}`)).body, []);
+    await cli(n3, ['swarm', 'join', '--token', token, `${n1.addr}:2377`]);
+    const joined = (await json<{ Swarm: { NodeID: string } }>(n3, 'GET', '/info')).body.Swarm.NodeID;
+    nodeIds.set(joined, n3);
+    await untilRunning('agent', 3, (ts) => ts.some((t) => t.NodeID === joined));
   });
 
   it('places by constraint and spreads by preference', async () => {
