@@ -117,6 +117,7 @@ export function createImages(deps: ImagesDeps) {
       if (build.find(name) !== undefined) return;
       // dockerd's executor only logs a failed pull; the create that follows fails in these words
       await build.pull(name, decodeAuthHeader(registryAuth), '', SILENT, new AbortController().signal).catch((err: unknown) => {
+        deps.log.warn({ err, image: name }, 'pulling the image of a swarm task failed');
         throw new EngineError('notFound', `No such image: ${name}`, { cause: err });
       });
     },

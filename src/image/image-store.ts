@@ -18,7 +18,7 @@ import { NoSuchImageError } from './image-errors.js';
 import { ImageRecords, type ImageRecord } from './image-records.js';
 import { LayerBlobs, type LayerBlob } from './layer-blobs.js';
 import { LayerStore, type LayerRecord } from './layer-store.js';
-import { familiarString, formatReference, isImageIdLike, parseNormalizedReference, tagReference, withDefaultTag, type ImageReference } from './reference.js';
+import { familiarString, favorDigest, formatReference, isImageIdLike, parseNormalizedReference, tagReference, withDefaultTag, type ImageReference } from './reference.js';
 
 export interface Image {
   id: Digest;
@@ -92,7 +92,7 @@ export class ImageStore {
     }
     let ref: ImageReference | undefined;
     try {
-      ref = withDefaultTag(parseNormalizedReference(refOrId));
+      ref = favorDigest(withDefaultTag(parseNormalizedReference(refOrId)));
     } catch {
       // not a reference: maybe an ID prefix
     }

@@ -62,6 +62,11 @@ export function withDefaultTag(ref: ImageReference): ImageReference {
   return ref.tag === undefined && ref.digest === undefined ? { ...ref, tag: DEFAULT_TAG } : ref;
 }
 
+/** The reference store's favorDigest: "name:tag@digest" names the image of the digest, its tag ignored (how a swarm service's pinned image reads). */
+export function favorDigest(ref: ImageReference): ImageReference {
+  return ref.tag !== undefined && ref.digest !== undefined ? { domain: ref.domain, path: ref.path, digest: ref.digest } : ref;
+}
+
 /** The full string: "docker.io/library/busybox:latest", "host:5000/a@sha256:…". */
 export function formatReference(ref: ImageReference): string {
   return withSuffixes(nameOf(ref.domain, ref.path), ref);
