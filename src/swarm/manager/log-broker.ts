@@ -78,7 +78,8 @@ async function subscribe(services: ServiceState, source: TaskLogSource, sel: Sel
     writing = sent.catch(() => undefined);
     return sent;
   };
-  const failures: string[] = [];
+  // a node's failure is one reason however many of its tasks it fails, as swarmkit reads a node once
+  const failures = new Set<string>();
   const reads: Array<Promise<void>> = [];
   const opened = new Set<string>();
   const open = (t: TaskRecord, read: TaskLogRead): void => {
@@ -97,7 +98,7 @@ async function subscribe(services: ServiceState, source: TaskLogSource, sel: Sel
             }
           }
         } catch (err) {
-          if (!stop.signal.aborted) failures.push((err as Error).message);
+          if (!stop.signal.aborted) failures.add((err as Error).message);
         }
       })(),
     );
@@ -120,7 +121,7 @@ async function subscribe(services: ServiceState, source: TaskLogSource, sel: Sel
       const unscheduled = chosen.filter((t) => t.nodeId === '').map((t) => `task ${t.id} has not been scheduled`);
       for (const t of chosen) if (t.nodeId !== '') open(t, sel.read);
       await Promise.all(reads);
-      if (clientGone === undefined && (failures.length > 0 || unscheduled.length > 0)) {
+      if (clientGone === undefined && (failures.size > 0 || unscheduled.length > 0)) {
         throw new EngineError('system', `rpc error: code = Unknown desc = warning: incomplete log stream. some logs could not be retrieved for the following reasons: ${[...failures, ...unscheduled].join(', ')}`);
       }
     }

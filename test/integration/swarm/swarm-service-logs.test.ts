@@ -6,8 +6,8 @@
 // line of a task that replaced a killed one; the stream's bytes (stdcopy frames, the details, no
 // Content-Type; raw under a TTY); and dockerd 20.10's answers to bad input (checked on the
 // reference engine): 500 for no stream or a bad tail or since, 404 for an unknown service or task,
-// an in-band error for a task never scheduled, a worker's 503. A worker's own port gives its
-// tasks' logs to managers only.
+// an in-band error for a task never scheduled or a node that can't be reached, a worker's 503. A
+// worker's own port gives its tasks' logs to managers only.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -272,5 +272,23 @@ describe('swarm service logs on three nodes', () => {
     assert.equal(pretty.code, 1);
     assert.match(pretty.stderr, /tty service logs only supported with --raw/);
     assert.equal((await cli(n1, ['service', 'logs', '--raw', 'tty'])).stdout, 'tty-out\r\n');
+  });
+
+  // last: the node cut off may be marked down and its tasks moved
+  it('a node that cannot be reached: the others\' lines, then the in-band error naming it', async () => {
+    const n3 = swarm.nodes[2]!;
+    const [n3Id] = [...nodeNames].find(([, name]) => name === 'n3')!;
+    // hello and ready from each task that ran elsewhere, the killed one's too
+    const elsewhere = (await tasks('web')).filter((t) => t.NodeID !== n3Id && t.Status.ContainerStatus !== undefined);
+    swarm.isolate(n3, [n1]);
+    try {
+      const got = frames((await rawGet(n1, '/services/web/logs?stdout=1')).body);
+      const last = got.pop()!;
+      assert.deepEqual(last, [3, `Error grabbing logs: rpc error: code = Unknown desc = warning: incomplete log stream. some logs could not be retrieved for the following reasons: node ${n3Id} is not available\n`]);
+      const said = got.map(([stream, line]) => `${stream} ${line.replace(/ \w{12}\n$/, '')}`).sort();
+      assert.deepEqual(said, elsewhere.flatMap(() => ['1 hello', '1 ready']).sort());
+    } finally {
+      swarm.heal(n3);
+    }
   });
 });
