@@ -2,9 +2,12 @@
 // (moby v20.10 daemon/cluster/executor/container/adapter.go and controller.go): a task's container
 // made through the typed create from its spec (task-create-body.ts), its secrets and configs on a
 // tmpfs of its own (task-files.ts); started, stopped with the task's grace period, waited on,
-// inspected and removed by ID. The swarm's labels on each container let the agent find its tasks'
-// containers again after a restart (list), and wait again on those that still run.
+// inspected and removed by ID, its log read as `docker logs` reads it. The swarm's labels on each
+// container let the agent find its tasks' containers again after a restart (list), and wait again
+// on those that still run.
+import type { Logger } from 'pino';
 import { EngineError } from '../errors.js';
+import type { TaskLogRead } from '../swarm/agent/task-runtime.js';
 import type { PortConfig } from '../swarm/services/service-types.js';
 import { validateContainerName } from './config/container-name.js';
 import { CURRENT_API_BEHAVIOURS } from './config/create-behaviours.js';
@@ -14,8 +17,10 @@ import type { ContainerImages } from './container-images.js';
 import type { ContainerNetworks } from './container-networks.js';
 import type { ContainerPaths } from './container-paths.js';
 import type { ContainerService } from './container-service.js';
-import { isActive } from './container-state.js';
+import { hasProcess, isActive } from './container-state.js';
 import type { ContainerStore } from './container-store.js';
+import { openContainerLog } from './logs/container-logs.js';
+import type { LogEntry } from './logs/log-codecs.js';
 import { taskCreateBody, type TaskContainerInput } from './task-create-body.js';
 import { nameTaskFiles, writeTaskFiles, type TaskFile } from './task-files.js';
 
@@ -27,6 +32,7 @@ export interface TaskContainersDeps {
   paths: ContainerPaths;
   limits: CreateLimits;
   dataRoot: string;
+  log: Logger;
 }
 
 export interface TaskContainerRequest extends TaskContainerInput {
@@ -99,6 +105,20 @@ export function taskContainers(deps: TaskContainersDeps) {
       const running = isActive(s.status);
       const ports = running ? deps.networks.ports(id).map((p): PortConfig => ({ Protocol: p.protocol, TargetPort: p.containerPort, PublishedPort: p.hostPort, PublishMode: 'host' })) : [];
       return { running, pid: s.pid, exitCode: s.exitCode, error: s.error, startedAt: s.startedAt, finishedAt: s.finishedAt, ports };
+    },
+
+    /**
+     * The container's log entries, as `docker logs` reads them (its driver's 501 and 500 first);
+     * following until its run ends, or the run to come of a container made and not started yet (a
+     * task's container runs once: the executor never starts it again).
+     */
+    async *logs(id: string, read: TaskLogRead, signal: AbortSignal): AsyncGenerator<LogEntry> {
+      const record = service.get(id);
+      // taken together, before any wait: a run that ends meanwhile is this one's end, not a next one's
+      const follow = read.follow && (hasProcess(record.state.status) || record.state.status === 'created');
+      const ended = service.currentOrNextRunEnded(record.id);
+      const entries = await openContainerLog(deps, record);
+      yield* entries({ ...read, follow, ended, signal });
     },
 
     /** The containers that carry the label (com.docker.swarm.task.id: every task's), with their labels. */

@@ -35,6 +35,18 @@ export function formatRfc3339Nano(nanos: bigint): string {
   return `${base}${frac ? '.' + frac : ''}${zone}`;
 }
 
+/** UTC with all nine fraction digits: dockerd's jsonmessage.RFC3339NanoFixed, as `docker logs --timestamps` prints a line's time. */
+export function formatRfc3339NanoFixed(ns: bigint): string {
+  let seconds = ns / NANOS_PER_SECOND;
+  let frac = ns % NANOS_PER_SECOND;
+  if (frac < 0n) {
+    frac += NANOS_PER_SECOND;
+    seconds -= 1n;
+  }
+  const iso = new Date(Number(seconds) * 1000).toISOString();
+  return `${iso.slice(0, 19)}.${frac.toString().padStart(9, '0')}Z`;
+}
+
 function pad2(n: number): string {
   return String(Math.floor(n)).padStart(2, '0');
 }

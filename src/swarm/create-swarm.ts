@@ -16,6 +16,7 @@ import { createObject, decodeObjectSpec, findObject, listObjects, parseObjectVer
 import type { ObjectKind } from './objects/secret-records.js';
 import type { EtcdPorts } from './manager-etcd.js';
 import type { TaskRuntime } from './agent/task-runtime.js';
+import { openLogs, type LogSelector, type LogsRequest } from './manager/log-broker.js';
 import { createService, findService, findTask, parseServiceVersion, removeService, updateService, type ServiceRequest } from './services/service-control.js';
 import { selectServices, selectTasks } from './services/service-filters.js';
 import { withDefaults } from './services/service-spec.js';
@@ -81,7 +82,6 @@ export async function createSwarm(deps: SwarmDeps) {
       await updateNode(state(), id, v, decodeNodeSpec(body));
     },
     removeNode: (id: string, force: boolean) => removeNode(state(), id, force, (nodeId) => service.manager().endSession(nodeId)),
-    requireManager: () => void service.manager(),
     objects: (kind: ObjectKind) => ({
       list: (filters: FilterArgs) => listObjects(state(), kind, filters),
       create: async (body: unknown) => createObject(state(), kind, decodeObjectSpec(body), { dek: service.manager().dataKey }),
@@ -125,6 +125,10 @@ export async function createSwarm(deps: SwarmDeps) {
       return (await selectTasks(tasks.map((t) => t.value), filters, lookups)).map((value) => ({ value, version: versions.get(value.id)! }));
     },
     inspectTask: (id: string) => findTask(services(), id),
+    async logs(selector: LogSelector, req: LogsRequest) {
+      const manager = service.manager();
+      return openLogs(manager.services, (task, read, signal) => manager.taskLogs(task, read, signal), selector, req);
+    },
   };
   return { api: { ...api, services: serviceApi }, info: () => service.info(), shutdown: () => service.shutdown() };
 }

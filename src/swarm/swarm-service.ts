@@ -1,7 +1,8 @@
 // This node's part in a swarm: none, pending a join, a worker's, a manager's or a locked manager's,
 // and the moves between them (init, join, leave, a restart that resumes where the node was,
 // promotion, demotion, unlock, --force-new-cluster). The swarm's own calls go to the manager of
-// this node; on any other node they answer dockerd's 503s.
+// this node; on any other node they answer dockerd's 503s. Every node serves managers its tasks'
+// logs on its listen address: a manager on its cluster port, a worker on a port of its own there.
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import type { Logger } from 'pino';
@@ -13,6 +14,7 @@ import type { EtcdMember } from '../runtime/etcd-member.js';
 import { remoteAddress, resolveAddresses } from './addresses.js';
 import { Agent } from './agent/agent.js';
 import { TaskAgent, type AssignmentSource } from './agent/task-agent.js';
+import { taskLogs } from './agent/task-logs.js';
 import type { TaskRuntime } from './agent/task-runtime.js';
 import { caDigest, newJoinTokenSecret, parseJoinToken } from './ca/join-token.js';
 import { encryptSecret, isSealed, newDataKey, seal, unlockKeyBytes, unseal } from './ca/sealing.js';
@@ -32,6 +34,7 @@ import { OffsetStore } from './store/offset-store.js';
 import { moveToEtcd } from './store/store-migration.js';
 import { callManager, fetchRootCa, splitHostPort } from './transport/cluster-client.js';
 import { CLUSTER_PATHS, type AddMemberResponse, type Assignments, type JoinResponse, type RenewResponse } from './transport/cluster-protocol.js';
+import { ClusterServer, type NodeHandlers } from './transport/cluster-server.js';
 
 const WORKER_NOT_MANAGER_MESSAGE = "This node is not a swarm manager. Worker nodes can't be used to view or modify cluster state. Please run this command on a manager node or promote the current node to a manager.";
 const ALREADY_IN_SWARM_MESSAGE = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
@@ -79,7 +82,7 @@ type Mode =
   | { kind: 'pending'; state: Partial<LocalNodeState>; remotes: string[]; abort: AbortController }
   | { kind: 'manager'; state: LocalNodeState; manager: Manager; certs: NodeCertificates; member?: EtcdMember }
   | { kind: 'locked'; state: LocalNodeState; certs: NodeCertificates; dataKey: string }
-  | { kind: 'worker'; state: LocalNodeState; agent: Agent };
+  | { kind: 'worker'; state: LocalNodeState; agent: Agent; server?: ClusterServer };
 
 export class SwarmService {
   private mode: Mode = { kind: 'inactive' };
@@ -90,9 +93,12 @@ export class SwarmService {
   private sealedWith = '';
   /** this node's tasks, whichever role it has: they run on through a promotion or demotion */
   private tasks: TaskAgent | undefined;
+  /** what the node serves managers */
+  private readonly nodeCalls: NodeHandlers;
 
   constructor(private readonly deps: SwarmServiceDeps) {
     this.local = new LocalNode(deps.dataRoot, deps.execRoot);
+    this.nodeCalls = { taskLogs: taskLogs(deps.runtime, deps.log) };
   }
 
   /** Resumes the swarm this node was in before berthd stopped. */
@@ -195,6 +201,7 @@ export class SwarmService {
         description,
         status: { state: 'unknown', message: '', addr: hostOf(addrs.advertiseAddr) },
         managerAddr: addrs.advertiseAddr,
+        advertiseAddr: addrs.advertiseAddr,
       };
       const external = this.deps.externalEtcd;
       const store = external !== undefined ? openExternalEtcd(external).store : await LocalStore.open(this.local.storeDir);
@@ -359,9 +366,9 @@ export class SwarmService {
     }
   }
 
-  /** Starts this node's part: the manager (its store, its cluster port) or the worker's agent. */
-  /** Starts a worker's agent. */
+  /** Starts a worker's agent, and its port for managers. */
   private async becomeWorker(state: LocalNodeState, certs: NodeCertificates): Promise<void> {
+    const server = await this.workerServer(state, certs);
     const agent = new Agent({
       state,
       certs,
@@ -371,15 +378,27 @@ export class SwarmService {
       save: async (s, c) => {
         await this.local.saveCertificates(c);
         await this.local.saveState(s);
+        server?.updateCredentials({ ...c, clusterId: s.clusterId });
       },
       onRoleChange: (role) => void this.roleChanged(role),
     });
     agent.start();
-    this.mode = { kind: 'worker', state, agent };
+    this.mode = { kind: 'worker', state, agent, server };
     await this.startTasks(state.nodeId, {
       assignments: (known, waitMs, signal) => agent.call<Assignments>(CLUSTER_PATHS.assignments, { known, waitMs }, waitMs + 10_000, signal),
       report: async (reports) => void (await agent.call(CLUSTER_PATHS.taskStatus, { reports }, 10_000)),
     });
+  }
+
+  /** A worker's port, where managers read its tasks' logs; none when the address is taken (the node works on, its logs out of reach). */
+  private async workerServer(state: LocalNodeState, certs: NodeCertificates): Promise<ClusterServer | undefined> {
+    const { host, port } = splitHostPort(state.listenAddr);
+    try {
+      return await ClusterServer.listen(host, port, { ...certs, clusterId: state.clusterId }, { node: this.nodeCalls }, this.deps.log);
+    } catch (err) {
+      this.deps.log.warn({ err, listenAddr: state.listenAddr }, "swarm: the worker's port did not open; managers can't read its tasks' logs");
+      return undefined;
+    }
   }
 
   /** Runs this node's tasks, from `source`: the containers of tasks that ran before are found again. */
@@ -418,6 +437,7 @@ export class SwarmService {
       log: this.deps.log,
       moveToEtcd: () => this.moveToEtcd(state, local),
       demoted: () => void this.demote(),
+      node: this.nodeCalls,
       dek,
       unlockKeyIs: (unlockKey) => this.sealKeys(dek, unlockKey),
       renewed: async (renewed) => {
@@ -517,6 +537,8 @@ export class SwarmService {
       let certs = (await this.local.load())?.certs;
       if (certs === undefined) return;
       await mode.agent.stop();
+      // the manager's cluster port takes the address
+      await mode.server?.close();
       this.mode = { kind: 'inactive' };
       try {
         const renewed = await this.renewAtManagers(state, certs);
@@ -607,7 +629,10 @@ export class SwarmService {
       await mode.member?.stop();
       await this.local.removeRuntimeKey();
     }
-    if (mode.kind === 'worker') await mode.agent.stop();
+    if (mode.kind === 'worker') {
+      await mode.agent.stop();
+      await mode.server?.close();
+    }
     if (mode.kind === 'pending') mode.abort.abort();
   }
 

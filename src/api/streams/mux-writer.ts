@@ -1,5 +1,5 @@
 // Container output on the wire, as Docker's stdcopy frames it: an 8-byte header
-//   [stream: 0 stdin, 1 stdout, 2 stderr] 0 0 0 [payload length: uint32 big-endian]
+//   [stream: 0 stdin, 1 stdout, 2 stderr, 3 the daemon's own error] 0 0 0 [payload length: uint32 big-endian]
 // then the payload, header and payload in one write() so no reader sees half a frame. Under a TTY
 // there is one stream and no header. The producer waits for 'drain' when the socket's buffer is
 // full; a write that fails, or a connection that closes while the producer waits, rejects, so the
@@ -7,8 +7,10 @@
 import type { Writable } from 'node:stream';
 
 export type OutputStream = 'stdout' | 'stderr';
+/** what a frame can carry besides stdin: stdcopy's Systemerr is an error the daemon reports mid-stream */
+type FramedStream = OutputStream | 'systemerr';
 
-const STREAM_ID: Record<OutputStream, number> = { stdout: 1, stderr: 2 };
+const STREAM_ID: Record<FramedStream, number> = { stdout: 1, stderr: 2, systemerr: 3 };
 export const FRAME_HEADER_BYTES = 8;
 
 /** The connection went away, or failed, under a writer. */
@@ -36,7 +38,7 @@ export class MuxWriter {
   }
 
   /** Sends one chunk of one stream; resolves once the socket can take more. */
-  async write(stream: OutputStream, data: Buffer): Promise<void> {
+  async write(stream: FramedStream, data: Buffer): Promise<void> {
     if (this.failure) throw this.failure;
     if (this.out.destroyed || this.out.writableEnded) throw new StreamClosedError('the connection is closed');
     if (data.length === 0) return;
@@ -64,7 +66,7 @@ export class MuxWriter {
 }
 
 /** One stdcopy frame: header and payload in one buffer. */
-export function frame(stream: OutputStream | 'stdin', data: Buffer): Buffer {
+export function frame(stream: FramedStream | 'stdin', data: Buffer): Buffer {
   const buf = Buffer.allocUnsafe(FRAME_HEADER_BYTES + data.length);
   buf.writeUInt32BE(0, 0);
   buf[0] = stream === 'stdin' ? 0 : STREAM_ID[stream];

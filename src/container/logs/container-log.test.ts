@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { logEndOffset, readContainerLog, type LogReadOptions } from './container-log.js';
-import { formatLogTime, k8sFileCodec, parseK8sLine, parseLogTime, type LogEntry } from './log-codecs.js';
+import { formatRfc3339NanoFixed } from '../../lib/timestamp.js';
+import { k8sFileCodec, parseK8sLine, parseLogTime, type LogEntry } from './log-codecs.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'berth-log-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -14,7 +15,7 @@ const newPath = () => path.join(dir, `ctr-${n++}.log`);
 const BASE_NS = 1_700_000_000_000_000_000n;
 /** A k8s-file record at BASE + seconds. */
 function rec(seconds: number, stream: 'stdout' | 'stderr', tag: 'F' | 'P', text: string | Buffer): Buffer {
-  const time = formatLogTime(BASE_NS + BigInt(seconds) * 1_000_000_000n).replace('Z', '+00:00');
+  const time = formatRfc3339NanoFixed(BASE_NS + BigInt(seconds) * 1_000_000_000n).replace('Z', '+00:00');
   return Buffer.concat([Buffer.from(`${time} ${stream} ${tag} `), Buffer.from(text), Buffer.from('\n')]);
 }
 
@@ -58,7 +59,7 @@ describe('parseK8sLine', () => {
   it('reads times in any zone and prints them in UTC with nine digits, as dockerd', () => {
     assert.equal(parseLogTime('2023-11-14T23:13:20.5+01:00'), BASE_NS + 500_000_000n);
     assert.equal(parseLogTime('2023-11-14T20:13:20-02:00'), BASE_NS);
-    assert.equal(formatLogTime(BASE_NS + 5n), '2023-11-14T22:13:20.000000005Z');
+    assert.equal(formatRfc3339NanoFixed(BASE_NS + 5n), '2023-11-14T22:13:20.000000005Z');
     assert.equal(parseLogTime('2023-11-14 22:13:20Z'), undefined);
   });
 });

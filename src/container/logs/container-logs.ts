@@ -1,19 +1,18 @@
 // GET /containers/{id}/logs as the container area serves it: the streams asked for and the
-// container are checked first (400, 404, and 501 for the `none` log driver, as dockerd), then the
-// driver, as dockerd's getLogger starts it for a container that is not running (a syslog server
-// that can't be reached, or no journal on this host, is a 500), and whether it can be read (501
-// for syslog without its cache), then the times (400); the session then reads the log (the file,
-// or the journal for journald): to its end for a stopped container, following a running one until
-// its run ends. With timestamps, each record goes with its time (UTC, nine digits) and a space.
+// container are checked first (400, 404), then whether its log can be read (openContainerLog), then
+// the times (400); the session then reads the log: to its end for a stopped container, following a
+// running one until its run ends. With timestamps, each record goes with its time (UTC, nine
+// digits) and a space.
 import { invalidParameter, notImplemented } from '../../errors.js';
 import type { FrameSink, StreamSession } from '../../lib/stream-session.js';
 import { parseTimestampNanos } from '../../lib/timestamp.js';
 import type { ContainerPaths } from '../container-paths.js';
+import type { ContainerRecord } from '../container-record.js';
 import type { ContainerService } from '../container-service.js';
 import { hasProcess } from '../container-state.js';
 import type { Logger } from 'pino';
 import { readContainerLog, type LogEntry } from './container-log.js';
-import { readJournal } from './journald-reader.js';
+import { readJournal, type JournalReadOptions } from './journald-reader.js';
 import { checkLogReadable } from './log-drivers.js';
 
 /** the most a frame of gathered records holds */
@@ -39,12 +38,7 @@ export interface LogsSession extends StreamSession<FrameSink> {
 export async function containerLogs(deps: { service: ContainerService; paths: ContainerPaths; log: Logger }, ref: string, req: LogsRequest): Promise<LogsSession> {
   if (!req.stdout && !req.stderr) throw invalidParameter('Bad parameters: you must choose at least one stream');
   const record = deps.service.get(ref);
-  // the log is still kept (attach follows it), but as with dockerd, a `none` driver has nothing to read
-  const cannotRead = () => notImplemented('configured logging driver does not support reading');
-  if (record.hostConfig.LogConfig?.Type === 'none') throw cannotRead();
-  if (!hasProcess(record.state.status)) await checkLogReadable(record, deps.log);
-  const log = deps.paths.log(record);
-  if (log.reads === 'nothing') throw cannotRead();
+  const entries = await openContainerLog(deps, record);
   const sinceNs = parseTimestampNanos('since', req.since ?? null);
   const untilNs = parseTimestampNanos('until', req.until ?? null);
   const id = record.id;
@@ -62,9 +56,7 @@ export async function containerLogs(deps: { service: ContainerService; paths: Co
         pending = undefined;
         if (sending !== undefined) await out.write(sending.stream, Buffer.concat(sending.parts, sending.sizeBytes));
       };
-      const read = { stdout: req.stdout, stderr: req.stderr, sinceNs, untilNs, tail: req.tail, follow, ended, signal, onCaughtUp: flush };
-      const entries = log.reads === 'journal' ? readJournal(id, read) : readContainerLog(log.file, log.codec, read);
-      for await (const entry of entries) {
+      for await (const entry of entries({ stdout: req.stdout, stderr: req.stderr, sinceNs, untilNs, tail: req.tail, follow, ended, signal, onCaughtUp: flush })) {
         const data = req.timestamps ? Buffer.concat([Buffer.from(`${entry.time} `), entry.data]) : entry.data;
         if (pending !== undefined && (pending.stream !== entry.stream || pending.sizeBytes + data.length > FRAME_BYTES)) await flush();
         pending ??= { stream: entry.stream, parts: [], sizeBytes: 0 };
@@ -74,4 +66,20 @@ export async function containerLogs(deps: { service: ContainerService; paths: Co
       await flush();
     },
   };
+}
+
+/**
+ * A container's log, to read as its driver keeps it (the file, or the journal for journald): 501
+ * when there is none to read, as dockerd (a `none` driver: the log is still kept, attach follows
+ * it; syslog without its cache); for a container that is not running, the driver started first as
+ * dockerd's getLogger starts it (a syslog server that can't be reached, or no journal on this
+ * host, is a 500).
+ */
+export async function openContainerLog(deps: { paths: ContainerPaths; log: Logger }, record: ContainerRecord): Promise<(opts: JournalReadOptions) => AsyncGenerator<LogEntry>> {
+  const cannotRead = () => notImplemented('configured logging driver does not support reading');
+  if (record.hostConfig.LogConfig?.Type === 'none') throw cannotRead();
+  if (!hasProcess(record.state.status)) await checkLogReadable(record, deps.log);
+  const log = deps.paths.log(record);
+  if (log.reads === 'nothing') throw cannotRead();
+  return (opts) => (log.reads === 'journal' ? readJournal(record.id, opts) : readContainerLog(log.file, log.codec, opts));
 }

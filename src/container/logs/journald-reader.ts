@@ -20,7 +20,8 @@ import type { Readable } from 'node:stream';
 import { journalExport } from '../../runtime/journal.js';
 import { JournalExportParser, type JournalRecord } from './journal-export.js';
 import type { LogReadOptions } from './container-log.js';
-import { formatLogTime, type LogEntry } from './log-codecs.js';
+import { formatRfc3339NanoFixed } from '../../lib/timestamp.js';
+import type { LogEntry } from './log-codecs.js';
 
 export interface JournalReadOptions extends Pick<LogReadOptions, 'stdout' | 'stderr' | 'sinceNs' | 'untilNs' | 'tail' | 'follow'> {
   /** Resolves (or rejects) once the container's run has ended and its output is in the journal: following stops after what is left. */
@@ -126,7 +127,7 @@ function entryOf(record: JournalRecord, bounds: Bounds, opts: JournalReadOptions
   if (stream === undefined || !(stream === 'stdout' ? opts.stdout : opts.stderr)) return undefined;
   const partial = record.fields.get('CONTAINER_PARTIAL_MESSAGE')?.toString('latin1') === 'true';
   const timeNs = record.realtimeUs * 1000n;
-  return { stream, timeNs, time: formatLogTime(timeNs), data: partial ? message : Buffer.concat([message, NEWLINE]) };
+  return { stream, timeNs, time: formatRfc3339NanoFixed(timeNs), data: partial ? message : Buffer.concat([message, NEWLINE]) };
 }
 
 /** Every journal of the host, only the fields needed. */

@@ -16,6 +16,7 @@
 // Each codec decodes whole entries from a buffer and finds where the last N entries begin.
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
+import { formatRfc3339NanoFixed } from '../../lib/timestamp.js';
 import type { EntryBatch } from './entry-batch.js';
 
 export type LogStream = 'stdout' | 'stderr';
@@ -40,7 +41,7 @@ export interface LogTime {
 }
 
 export function logTime(ns: bigint): LogTime {
-  return { ns, rfc3339Nano: Buffer.from(formatLogTime(ns).replace(/\.?0+Z$/, 'Z'), 'latin1'), varint: varint(ns) };
+  return { ns, rfc3339Nano: Buffer.from(formatRfc3339NanoFixed(ns).replace(/\.?0+Z$/, 'Z'), 'latin1'), varint: varint(ns) };
 }
 
 /** One message as the writer has it (dockerd's logger.Message). */
@@ -177,7 +178,7 @@ function cachedTime(raw: string): { ns: bigint; text: string } | undefined {
   if (lastTime?.raw === raw) return lastTime;
   const ns = parseLogTime(raw);
   if (ns === undefined) return undefined;
-  lastTime = { raw, ns, text: formatLogTime(ns) };
+  lastTime = { raw, ns, text: formatRfc3339NanoFixed(ns) };
   return lastTime;
 }
 
@@ -334,7 +335,7 @@ function parseLocalEntry(body: Buffer): LogEntry | undefined {
   if (stream !== 'stdout' && stream !== 'stderr') return undefined;
   // dockerd's decodeLogEntry: the newline goes back on a whole message and on a partial one's last piece
   const whole = !partial || lastPiece;
-  return { stream, timeNs, time: formatLogTime(timeNs), data: whole ? Buffer.concat([line, NEWLINE_BYTES]) : Buffer.from(line) };
+  return { stream, timeNs, time: formatRfc3339NanoFixed(timeNs), data: whole ? Buffer.concat([line, NEWLINE_BYTES]) : Buffer.from(line) };
 }
 
 /** PartialLogEntryMetadata's `last` (field 1, a varint). */
@@ -396,7 +397,7 @@ export function parseK8sLine(line: Buffer): (LogEntry & { full: boolean }) | und
   const data = Buffer.allocUnsafe(text.length + (full ? 1 : 0));
   text.copy(data);
   if (full) data[text.length] = NEWLINE;
-  return { stream: streamName, timeNs, time: formatLogTime(timeNs), data, full };
+  return { stream: streamName, timeNs, time: formatRfc3339NanoFixed(timeNs), data, full };
 }
 
 // ---- shared ----
@@ -445,16 +446,4 @@ export function parseLogTime(text: string): bigint | undefined {
     seconds -= BigInt((zone[0] === '+' ? 1 : -1) * offsetMin * 60);
   }
   return seconds * NANOS_PER_SECOND + BigInt((frac ?? '').padEnd(9, '0'));
-}
-
-/** UTC with all nine fraction digits: dockerd's jsonmessage.RFC3339NanoFixed. */
-export function formatLogTime(ns: bigint): string {
-  let seconds = ns / NANOS_PER_SECOND;
-  let frac = ns % NANOS_PER_SECOND;
-  if (frac < 0n) {
-    frac += NANOS_PER_SECOND;
-    seconds -= 1n;
-  }
-  const iso = new Date(Number(seconds) * 1000).toISOString();
-  return `${iso.slice(0, 19)}.${frac.toString().padStart(9, '0')}Z`;
 }

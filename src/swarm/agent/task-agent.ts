@@ -15,7 +15,7 @@ import type { FileDelivery, TaskRuntime } from './task-runtime.js';
 const POLL_WAIT_MS = 20_000;
 const RETRY_MS = 1000;
 /** the label each task's container carries (task-runner.ts) */
-const TASK_ID_LABEL = 'com.docker.swarm.task.id';
+export const TASK_ID_LABEL = 'com.docker.swarm.task.id';
 
 /** Where the node's tasks come from and its reports go: the manager in this berthd, or one over the cluster port. */
 export interface AssignmentSource {

@@ -34,6 +34,24 @@ export interface TaskContainerState {
   ports: PortConfig[];
 }
 
+/** Which of a task's log entries to read: `docker service logs`' options, as each node applies them. */
+export interface TaskLogRead {
+  stdout: boolean;
+  stderr: boolean;
+  sinceNs?: bigint;
+  /** the last this many entries (of both streams); all when undefined */
+  tail?: number;
+  /** on until the container's run ends */
+  follow: boolean;
+}
+
+/** One entry of a task's log: a line with its newline, or a piece of a longer one. */
+export interface TaskLogEntry {
+  stream: 'stdout' | 'stderr';
+  timeNs: bigint;
+  data: Buffer;
+}
+
 export interface TaskRuntime {
   /** Pulls the image unless the node has it, with the service's credentials (X-Registry-Auth, as sent). */
   pull(image: string, registryAuth: string | undefined): Promise<void>;
@@ -46,6 +64,8 @@ export interface TaskRuntime {
   /** Its exit code, once it has stopped. */
   wait(id: string): Promise<number>;
   inspect(id: string): TaskContainerState | undefined;
+  /** Its log, as `docker logs` reads it; following until its run ends (the coming run, when it has not started yet). */
+  logs(id: string, read: TaskLogRead, signal: AbortSignal): AsyncIterable<TaskLogEntry>;
   /** The containers with this label, and their labels. */
   list(label: string): Array<{ id: string; labels: Record<string, string> }>;
 }

@@ -57,6 +57,8 @@ export interface NodeRecord {
   status: { state: NodeState; message: string; addr: string };
   /** a manager's cluster address (host:port) */
   managerAddr?: string;
+  /** host:port where managers reach the node's own port (its tasks' logs): the address it advertises, kept by its heartbeats */
+  advertiseAddr?: string;
   /** the peer URL of a manager's etcd member, once it asked for one */
   etcdPeerUrl?: string;
 }

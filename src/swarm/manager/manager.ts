@@ -21,10 +21,13 @@ import { newSwarmId } from '../ids.js';
 import type { LocalNodeState, ManagerAddress, NodeCertificates } from '../local-node.js';
 import type { ClusterStore, Watch } from '../store/cluster-store.js';
 import type { EtcdMembership } from '../store/etcd-membership.js';
-import { ClusterServer } from '../transport/cluster-server.js';
+import { ClusterServer, type NodeHandlers } from '../transport/cluster-server.js';
+import { streamTaskLogs } from '../transport/node-client.js';
+import type { TaskLogEntry, TaskLogRead } from '../agent/task-runtime.js';
 import { splitHostPort } from '../transport/cluster-client.js';
 import type { AddMemberRequest, AddMemberResponse, Assignments, AssignmentsRequest, HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, RenewRequest, RenewResponse, TaskStatusRequest } from '../transport/cluster-protocol.js';
 import { ServiceState } from '../services/service-state.js';
+import type { TaskRecord } from '../services/service-records.js';
 import { orchestrator } from '../orchestrator/orchestrator.js';
 import { publishServiceEvents } from '../services/service-events.js';
 import { applyTaskStatus, waitForAssignments } from './task-dispatch.js';
@@ -71,6 +74,8 @@ export interface ManagerDeps {
   moveToEtcd: () => Promise<{ store: ClusterStore; etcd: ManagerEtcd }>;
   /** the swarm made this manager a worker: the node stops being one */
   demoted: () => void;
+  /** what this node serves managers (its tasks' logs): on the manager's port, and to the manager itself directly */
+  node: NodeHandlers;
   /** the managers' data key (ca/sealing.ts) */
   dek: Buffer;
   /** what the unlock key is now ('' without autolock), each beat: the node seals its keys with it */
@@ -126,7 +131,7 @@ export class Manager {
   async start(): Promise<void> {
     const { local, certs, log } = this.deps;
     const { host, port } = splitHostPort(local.listenAddr);
-    this.server = await ClusterServer.listen(host, port, { ...certs, clusterId: local.clusterId }, this, log);
+    this.server = await ClusterServer.listen(host, port, { ...certs, clusterId: local.clusterId }, { node: this.deps.node, manager: this }, log);
     await this.startLoops();
   }
 
@@ -174,6 +179,17 @@ export class Manager {
     return this.etcd?.membership;
   }
 
+  /** A task's log from its node: this node's directly, another's over that node's port. */
+  async *taskLogs(task: TaskRecord, read: TaskLogRead, signal: AbortSignal): AsyncGenerator<TaskLogEntry> {
+    if (task.nodeId === this.nodeId) {
+      yield* this.deps.node.taskLogs(task.id, read, signal);
+      return;
+    }
+    const addr = (await this.state.node(task.nodeId))?.value.advertiseAddr;
+    if (addr === undefined) throw new Error(`node ${task.nodeId} is not available`);
+    yield* streamTaskLogs(addr, task.nodeId, task.id, read, this.deps.certs, signal);
+  }
+
   // --- the cluster port's calls -------------------------------------------------------------
 
   rootCaPem(): string {
@@ -192,6 +208,7 @@ export class Manager {
     if (isIP(advertiseHost) === 0) throw new EngineError('invalidParameter', `rpc error: code = InvalidArgument desc = invalid advertise address ${JSON.stringify(advertiseAddr)}`);
     const now = formatRfc3339Nano(nowNanos());
     const nodeId = newSwarmId();
+    const nodeAddr = advertiseAddr || `${remoteHost}:${splitHostPort(listenAddr).port}`;
     const node: NodeRecord = {
       id: nodeId,
       createdAt: now,
@@ -200,7 +217,8 @@ export class Manager {
       role,
       description: decodeNodeDescription(req.description),
       status: { state: 'unknown', message: '', addr: advertiseHost },
-      ...(role === 'manager' ? { managerAddr: advertiseAddr || `${remoteHost}:${splitHostPort(listenAddr).port}` } : {}),
+      ...(role === 'manager' ? { managerAddr: nodeAddr } : {}),
+      advertiseAddr: nodeAddr,
     };
     const certPem = await this.issue(req.csrPem, { nodeId, role, clusterId: cluster.id }, nodeCertExpiryMs(cluster.spec), [advertiseHost]);
     await state.putNode(0, node);
@@ -213,9 +231,10 @@ export class Manager {
     const node = await state.node(caller.nodeId);
     if (node === undefined) return { heartbeatPeriodMs: this.periodMs, managers: [], role: caller.role, removed: true };
     await state.call(() => this.loops!.dispatcher.heartbeat(caller.nodeId));
-    const said = typeof req?.advertiseAddr === 'string' ? splitHostPort(req.advertiseAddr).host : '';
-    const addr = isIP(said) !== 0 ? said : node.value.status.addr;
-    if (addr !== node.value.status.addr) await state.putNode(node.version, { ...node.value, status: { ...node.value.status, addr } }).catch(() => undefined);
+    const said = typeof req?.advertiseAddr === 'string' && isIP(splitHostPort(req.advertiseAddr).host) !== 0 ? req.advertiseAddr : undefined;
+    const addr = said === undefined ? node.value.status.addr : splitHostPort(said).host;
+    const advertiseAddr = said ?? node.value.advertiseAddr;
+    if (addr !== node.value.status.addr || advertiseAddr !== node.value.advertiseAddr) await state.putNode(node.version, { ...node.value, status: { ...node.value.status, addr }, advertiseAddr }).catch(() => undefined);
     // the role asked for: a promotion reaches the node here
     return { heartbeatPeriodMs: this.periodMs, managers: await this.managers(), role: node.value.spec.role, removed: false };
   }
@@ -389,8 +408,9 @@ export class Manager {
       const mine = await state.node(this.nodeId);
       if (mine === undefined) return;
       if (mine.value.role === 'worker' && mine.value.spec.role === 'worker') return this.deps.demoted();
-      if (mine.value.role === 'manager' && mine.value.managerAddr === this.deps.local.advertiseAddr) return;
-      await state.putNode(mine.version, { ...mine.value, role: 'manager', managerAddr: this.deps.local.advertiseAddr, updatedAt: formatRfc3339Nano(nowNanos()) });
+      const addr = this.deps.local.advertiseAddr;
+      if (mine.value.role === 'manager' && mine.value.managerAddr === addr && mine.value.advertiseAddr === addr) return;
+      await state.putNode(mine.version, { ...mine.value, role: 'manager', managerAddr: addr, advertiseAddr: addr, updatedAt: formatRfc3339Nano(nowNanos()) });
     } catch (err) {
       this.deps.log.debug({ err }, 'swarm: own record not read');
     }

@@ -25,6 +25,19 @@ export class ServiceState {
     return this.range<TaskRecord>(TASKS);
   }
 
+  /** The tasks now, and the store's revision they were read at: a watch from the next misses nothing. */
+  async tasksAt(): Promise<{ tasks: TaskRecord[]; revision: number }> {
+    const { kvs, revision } = await this.cluster.call(() => this.cluster.store.range(TASKS));
+    return { tasks: kvs.map((kv) => decode<TaskRecord>(kv.value)), revision };
+  }
+
+  /** Calls `onTask` with each task written after `revision`. */
+  watchTasks(revision: number, onTask: (task: TaskRecord) => void): Watch {
+    return this.cluster.store.watch(TASKS, revision + 1, (events) => {
+      for (const e of events) if (e.type === 'put') onTask(decode<TaskRecord>(e.kv.value));
+    });
+  }
+
   async task(id: string): Promise<Versioned<TaskRecord> | undefined> {
     const kv = await this.cluster.call(() => this.cluster.store.get(TASKS + id));
     return kv === undefined ? undefined : { value: decode(kv.value), version: kv.modRevision };

@@ -1,5 +1,7 @@
 // The messages nodes and managers exchange on the cluster port (2377 by default), as JSON over
 // HTTPS with mutual TLS. Not swarmkit's gRPC: berth nodes form swarms with berth nodes only.
+// Managers serve the port; every node serves its tasks' logs on it to managers (workers on a
+// server of their own, on their listen address).
 import type { NodeRole } from '../ca/swarm-ca.js';
 import type { NodeDescription } from '../cluster/records.js';
 import type { ManagerAddress } from '../local-node.js';
@@ -22,6 +24,8 @@ export const CLUSTER_PATHS = {
   assignments: '/v1/assignments',
   /** what a node's tasks did */
   taskStatus: '/v1/task-status',
+  /** on every node, for managers only: a task's log entries, one TaskLogLine a line (NDJSON) */
+  taskLogs: '/v1/task-logs',
 } as const;
 
 export interface JoinRequest {
@@ -123,4 +127,22 @@ export interface TaskStatusReport {
 
 export interface TaskStatusRequest {
   reports: TaskStatusReport[];
+}
+
+export interface TaskLogsRequest {
+  taskId: string;
+  stdout: boolean;
+  stderr: boolean;
+  /** nanoseconds since the epoch, in decimal */
+  sinceNs?: string;
+  tail?: number;
+  follow: boolean;
+}
+
+export interface TaskLogLine {
+  stream: 'stdout' | 'stderr';
+  /** nanoseconds since the epoch, in decimal */
+  timeNs: string;
+  /** base64 */
+  data: string;
 }

@@ -9,6 +9,7 @@ import type { Versioned } from '../../../swarm/cluster/cluster-state.js';
 import type { ServiceRecord, TaskRecord } from '../../../swarm/services/service-records.js';
 import type { ServiceCounts } from '../../../swarm/services/service-status.js';
 import type { ServiceBehaviours } from '../../../swarm/services/service-spec.js';
+import type { LogSelector, LogsRequest, LogsSession } from '../../../swarm/manager/log-broker.js';
 
 export interface SwarmRotations {
   workerToken: boolean;
@@ -30,8 +31,6 @@ export interface SwarmBackend {
   inspectNode(id: string): Promise<{ node: NodeView; tlsInfo: TlsInfoView }>;
   updateNode(id: string, version: string | null, body: unknown): Promise<void>;
   removeNode(id: string, force: boolean): Promise<void>;
-  /** What the calls still to come (service and task logs) check first: dockerd's 503 off a manager. */
-  requireManager(): void;
   /** secrets and configs, the same calls for each kind */
   objects(kind: ObjectKind): ObjectBackend;
   services: ServiceBackend;
@@ -54,6 +53,8 @@ export interface ServiceBackend {
   remove(id: string): Promise<void>;
   listTasks(filters: FilterArgs): Promise<Array<Versioned<TaskRecord>>>;
   inspectTask(id: string): Promise<Versioned<TaskRecord>>;
+  /** a service's or a task's logs, from the nodes that ran its tasks; the selection and the options checked first */
+  logs(selector: LogSelector, req: LogsRequest): Promise<LogsSession>;
 }
 
 export interface ObjectBackend {

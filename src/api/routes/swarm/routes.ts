@@ -1,26 +1,16 @@
-// The Swarm, Node, Service, Task, Secret and Config operations; service and task logs answer
-// 501 until they land.
-import { EngineError } from '../../../errors.js';
+// The Swarm, Node, Service, Task, Secret and Config operations.
 import { FilterArgs } from '../../../lib/filters.js';
 import type { RequestContext } from '../../context.js';
 import { queryBool } from '../../query.js';
-import type { Handler, Route } from '../../router.js';
+import type { Route } from '../../router.js';
 import { headerOf } from '../image/image-create.js';
 import type { ServiceBackend, SwarmBackend } from './backend.js';
+import { swarmLogs } from './swarm-logs.js';
 import { serviceToApi, taskToApi, toConfig, toNode, toSecret, toSwarm } from './to-api.js';
 import type { ObjectView } from '../../../swarm/objects/secret-control.js';
 import type { ObjectKind } from '../../../swarm/objects/secret-records.js';
 
-const LATER_OPERATIONS: ReadonlyArray<[operationId: string, method: Route['method'], path: string, what: string]> = [
-  ['ServiceLogs', 'GET', '/services/{id}/logs', 'service logs'],
-  ['TaskLogs', 'GET', '/tasks/{id}/logs', 'task logs'],
-];
-
 export function swarmRoutes(backend: SwarmBackend): Route[] {
-  const later = (what: string): Handler => () => {
-    backend.requireManager();
-    throw new EngineError('notImplemented', `berth does not support ${what} yet`);
-  };
   return [
     { operationId: 'SwarmInit', method: 'POST', path: '/swarm/init', handle: async (ctx) => ctx.json(await backend.init(await ctx.readJson())) },
     {
@@ -101,7 +91,6 @@ export function swarmRoutes(backend: SwarmBackend): Route[] {
     ...serviceRoutes(backend.services),
     ...objectRoutes(backend, 'secret', 'Secret', toSecret),
     ...objectRoutes(backend, 'config', 'Config', toConfig),
-    ...LATER_OPERATIONS.map(([operationId, method, path, what]): Route => ({ operationId, method, path, handle: later(what) })),
   ];
 }
 
@@ -143,6 +132,9 @@ function objectRoutes(backend: SwarmBackend, kind: ObjectKind, tag: 'Secret' | '
 function serviceRoutes(services: ServiceBackend): Route[] {
   const request = async (ctx: RequestContext) => ({ body: await ctx.readJson(), api: ctx.api, registryAuth: headerOf(ctx.req.headers['x-registry-auth']) });
   return [
+    // before the inspects: a parameter spans slashes, and routes with as many are tried in this order
+    { operationId: 'ServiceLogs', method: 'GET', path: '/services/{id}/logs', handle: swarmLogs(services, (id) => ({ service: id })) },
+    { operationId: 'TaskLogs', method: 'GET', path: '/tasks/{id}/logs', handle: swarmLogs(services, (id) => ({ task: id })) },
     {
       operationId: 'ServiceList',
       method: 'GET',
