@@ -19,13 +19,17 @@ let roots = 0;
 
 const host: HostNetwork = { networks: () => [IpNet.parse('192.168.0.0/20') as IpNet], links: () => ['lo', 'eth0'] };
 
-/** The records and the service, with the routes' calls as the network area's api makes them. */
+/** The records and the service, with the routes' calls as the network area's api makes them off a swarm. */
 async function records(deps: NetworkRecordsDeps) {
   const service = await openNetworkRecords(deps);
   const api = {
-    list: (filters: FilterArgs) => service.list(filters),
-    inspect: (term: string, scope: string) => service.inspect(term, scope),
-    create: (body: unknown) => service.create(decodeNetworkCreate(body)),
+    list: (filters: FilterArgs) => service.list(filters, []),
+    inspect: (term: string, scope: string) => service.inspect(term, scope, []),
+    async create(body: unknown) {
+      const made = await service.create(decodeNetworkCreate(body), 'none');
+      assert.notEqual(made, 'swarm');
+      return made as Exclude<typeof made, 'swarm'>;
+    },
     remove: async (term: string) => void (await service.remove(term)),
     prune: async (filters: FilterArgs) => (await service.prune(filters)).map((n) => n.name),
   };
