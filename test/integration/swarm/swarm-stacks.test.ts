@@ -1,0 +1,126 @@
+// `docker stack deploy -c` on a one-node swarm, as users run Docker's: a compose v3.8 file with two
+// services, a secret and a config from files, deployed, listed (`stack ls`, `services`, `ps`),
+// one service reaching the other by its name on the stack's overlay network (a placeholder bridge
+// of the node until overlay networks exist), and `stack rm` leaving nothing behind. Then the swarm
+// networks' calls on a manager with the answers dockerd 20.10 gives (checked on the reference
+// engine): their JSON, filters, the checks of a service's networks, removal while in use, events.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadBusybox } from '../../helpers/busybox-image.js';
+import { startSwarmNodes, type SwarmNode, type SwarmNodes } from '../../helpers/swarm-nodes.js';
+import { until } from '../../helpers/until.js';
+
+const COMPOSE = `version: "3.8"
+services:
+  web:
+    image: busybox
+    command: ["sh", "-c", "mkdir -p /www && echo hello from web > /www/index.html && exec httpd -f -p 80 -h /www"]
+  client:
+    image: busybox
+    command: ["sleep", "3600"]
+    secrets:
+      - db_password
+    configs:
+      - source: site
+        target: /etc/site.conf
+secrets:
+  db_password:
+    file: ./db_password.txt
+configs:
+  site:
+    file: ./site.conf
+`;
+
+interface NetworkJson {
+  Name: string;
+  Id: string;
+  Scope: string;
+  Driver: string;
+  IPAM: { Driver: string; Options: Record<string, string> | null; Config: Array<Record<string, string>> };
+  Attachable: boolean;
+  Internal: boolean;
+  Containers: Record<string, { Name: string; IPv4Address: string }> | null;
+  Options: Record<string, string>;
+  Labels: Record<string, string> | null;
+}
+
+describe('stacks', () => {
+  let swarm: SwarmNodes;
+  let n1: SwarmNode;
+  let dir: string;
+  const call = async <T>(method: string, urlPath: string, body?: unknown) => {
+    const res = await n1.request(method, urlPath, body === undefined ? {} : { json: body });
+    return { status: res.status, body: (res.body === '' ? undefined : res.json()) as T };
+  };
+  const cli = async (args: string[], timeoutMs?: number) => {
+    const r = await n1.docker(args, timeoutMs === undefined ? {} : { timeoutMs });
+    assert.equal(r.code, 0, `docker ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const byLabel = (kind: string, stack: string) => call<unknown[]>('GET', `/${kind}?filters=${encodeURIComponent(JSON.stringify({ label: [`com.docker.stack.namespace=${stack}`] }))}`);
+
+  before(async () => {
+    swarm = await startSwarmNodes(1);
+    n1 = swarm.nodes[0]!;
+    await loadBusybox(n1.berthd);
+    await cli(['swarm', 'init', '--advertise-addr', n1.addr]);
+    dir = mkdtempSync(path.join(os.tmpdir(), 'berth-stack-'));
+    writeFileSync(path.join(dir, 'compose.yml'), COMPOSE);
+    writeFileSync(path.join(dir, 'db_password.txt'), 's3cret');
+    writeFileSync(path.join(dir, 'site.conf'), 'listen=80');
+  });
+  after(async () => {
+    await swarm?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('`stack deploy -c` makes the network, secret, config and services, and they converge', async () => {
+    const out = await cli(['stack', 'deploy', '-c', path.join(dir, 'compose.yml'), '--resolve-image', 'never', 'st'], 60_000);
+    for (const line of ['Creating network st_default', 'Creating secret st_db_password', 'Creating config st_site', 'Creating service st_web', 'Creating service st_client']) assert.ok(out.includes(line), out);
+    assert.equal((await cli(['stack', 'ls', '--format', '{{.Name}} {{.Services}}'])).trim(), 'st 2');
+    await until('both services 1/1', () => cli(['stack', 'services', 'st', '--format', '{{.Name}} {{.Replicas}}']), (o) => o.trim() === 'st_client 1/1\nst_web 1/1', 60_000);
+    const ps = (await cli(['stack', 'ps', 'st', '--format', '{{.Name}} {{.DesiredState}} {{.CurrentState}}'])).trim().split('\n').sort();
+    assert.equal(ps.length, 2);
+    assert.match(ps[0]!, /^st_client\.1 Running Running /);
+    assert.match(ps[1]!, /^st_web\.1 Running Running /);
+  });
+
+  it('the stack network shows once, as a swarm overlay, with the tasks attached on this node', async () => {
+    const ls = (await cli(['network', 'ls', '--filter', 'name=st_', '--format', '{{.Name}} {{.Driver}} {{.Scope}}'])).trim();
+    assert.equal(ls, 'st_default overlay swarm');
+    const net = (await call<NetworkJson>('GET', '/networks/st_default')).body;
+    assert.match(net.Id, /^[0-9a-z]{25}$/);
+    assert.deepEqual([net.Scope, net.Driver, net.Labels], ['swarm', 'overlay', { 'com.docker.stack.namespace': 'st' }]);
+    assert.deepEqual(net.IPAM.Config, [{ Subnet: '10.0.1.0/24', Gateway: '10.0.1.1' }]);
+    assert.equal(net.Options['com.docker.network.driver.overlay.vxlanid_list'], '4097');
+    const attached = Object.values(net.Containers ?? {}).map((c) => c.Name.split('.')[0]).sort();
+    assert.deepEqual(attached, ['st_client', 'st_web']);
+    for (const c of Object.values(net.Containers ?? {})) assert.match(c.IPv4Address, /^10\.0\.1\.\d+\/24$/);
+  });
+
+  it('a task reaches the other service by its name, and has its secret and config', async () => {
+    const client = (await cli(['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=st_client'])).trim();
+    assert.match(client, /^[0-9a-f]{12}$/);
+    for (const name of ['web', 'st_web']) {
+      const page = await until(`wget http://${name}/`, () => n1.docker(['exec', client, 'sh', '-c', `wget -qO- http://${name}/`]), (r) => r.code === 0, 30_000);
+      assert.equal(page.stdout, 'hello from web\n');
+    }
+    assert.equal(await cli(['exec', client, 'cat', '/run/secrets/db_password']), 's3cret');
+    assert.equal(await cli(['exec', client, 'cat', '/etc/site.conf']), 'listen=80');
+  });
+
+  it('`stack rm` leaves no service, secret, config, network, container or placeholder bridge', async () => {
+    const net = (await call<NetworkJson>('GET', '/networks/st_default')).body;
+    const out = await cli(['stack', 'rm', 'st']);
+    for (const line of ['Removing service st_client', 'Removing service st_web', 'Removing secret st_db_password', 'Removing config st_site', 'Removing network st_default']) assert.ok(out.includes(line), out);
+    for (const kind of ['services', 'secrets', 'configs']) assert.deepEqual((await byLabel(kind, 'st')).body, [], kind);
+    await until('the task containers gone', () => cli(['ps', '-aq']), (o) => o.trim() === '', 30_000);
+    // this node's placeholder shows as the network until the last task container goes, as dockerd's attachment does
+    await until('the placeholder gone', () => byLabel('networks', 'st'), (r) => r.body.length === 0, 30_000);
+    await until('its bridge gone', () => n1.exec('ip', ['-o', 'link', 'show']), (links) => !links.includes(`br-${net.Id.slice(0, 12)}`), 10_000);
+    assert.equal((await cli(['stack', 'ls', '--format', '{{.Name}}'])).trim(), '');
+  });
+});
