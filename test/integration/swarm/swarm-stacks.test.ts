@@ -123,4 +123,77 @@ describe('stacks', () => {
     await until('its bridge gone', () => n1.exec('ip', ['-o', 'link', 'show']), (links) => !links.includes(`br-${net.Id.slice(0, 12)}`), 10_000);
     assert.equal((await cli(['stack', 'ls', '--format', '{{.Name}}'])).trim(), '');
   });
+
+  it('swarm networks on a manager: dockerd\'s JSON, filters and refusals', async () => {
+    const since = Math.floor(Date.now() / 1000);
+    const made = await call<{ Id: string; Warning: string }>('POST', '/networks/create', {
+      Name: 'ov', Driver: 'overlay', Attachable: true, Internal: true, Options: { a: 'b' }, Labels: { x: 'y' },
+      IPAM: { Config: [{ Subnet: '10.50.0.0/16', IPRange: '10.50.1.0/24', Gateway: '10.50.0.254' }] },
+    });
+    assert.equal(made.status, 201);
+    assert.equal(made.body.Warning, '');
+    const { Id, Created, ...shown } = (await call<NetworkJson & { Created: string }>('GET', '/networks/ov')).body;
+    assert.equal(Id, made.body.Id);
+    assert.ok(!Number.isNaN(Date.parse(Created)));
+    assert.deepEqual(shown, {
+      Name: 'ov', Scope: 'swarm', Driver: 'overlay', EnableIPv6: false,
+      IPAM: { Driver: 'default', Options: null, Config: [{ Subnet: '10.50.0.0/16', IPRange: '10.50.1.0/24', Gateway: '10.50.0.254' }] },
+      Internal: true, Attachable: true, Ingress: false, ConfigFrom: { Network: '' }, ConfigOnly: false, Containers: null,
+      Options: { a: 'b', 'com.docker.network.driver.overlay.vxlanid_list': '4097' }, Labels: { x: 'y' },
+    });
+    const plain = (await call<{ Id: string }>('POST', '/networks/create', { Name: 'plain', Driver: 'overlay' })).body;
+    const plainShown = (await call<NetworkJson>('GET', `/networks/${plain.Id}`)).body;
+    assert.deepEqual([plainShown.IPAM.Config, plainShown.Labels], [[{ Subnet: '10.0.1.0/24', Gateway: '10.0.1.1' }], null]);
+    for (const [filter, names] of [['scope=swarm', 'ov plain'], ['driver=overlay', 'ov plain'], ['label=x=y', 'ov'], ['scope=local', 'bridge host none']] as const) {
+      const listed = (await cli(['network', 'ls', '--filter', filter, '--format', '{{.Name}}'])).trim().split('\n').sort().join(' ');
+      assert.equal(listed, names.split(' ').sort().join(' '), filter);
+    }
+    assert.equal((await call<NetworkJson[]>('GET', '/networks?filters=' + encodeURIComponent('{"type":["custom"]}'))).body.filter((n) => n.Scope === 'swarm').length, 2);
+
+    const refusals: Array<[unknown, number, string]> = [
+      [{ Name: 'ov', Driver: 'overlay' }, 409, 'network with name ov already exists'],
+      [{ Name: 'ov', Driver: 'bridge' }, 409, 'network with name ov already exists'],
+      [{ Name: 'x', Driver: 'overlay', Scope: 'local' }, 403, 'cannot downgrade network scope for overlay networks'],
+      [{ Name: 'x', Driver: 'overlay', IPAM: { Config: [{ Subnet: 'nonsense' }] } }, 500, 'Invalid subnet nonsense : invalid CIDR address: nonsense'],
+      [{ Name: 'x', Driver: 'overlay', IPAM: { Config: [{ Subnet: '10.60.0.0/16', Gateway: '10.61.0.1' }] } }, 400, 'rpc error: code = InvalidArgument desc = ipam configuration: subnet 10.60.0.0/16 does not contain gateway 10.61.0.1'],
+      [{ Name: 'x', Driver: 'overlay', IPAM: { Config: [{ Subnet: '10.70.0.0/16', IPRange: '10.71.0.0/24' }] } }, 400, 'rpc error: code = InvalidArgument desc = ipam configuration: subnet 10.70.0.0/16 does not contain range 10.71.0.0/24'],
+      [{ Name: 'x', Driver: 'overlay', IPAM: { Driver: 'foo' } }, 400, 'rpc error: code = InvalidArgument desc = error during lookup of plugin foo'],
+      [{ Name: 'a.b', Driver: 'overlay' }, 400, 'rpc error: code = InvalidArgument desc = name must be valid as a DNS name component'],
+      [{ Name: 'a'.repeat(64), Driver: 'overlay' }, 400, 'rpc error: code = InvalidArgument desc = name must be 63 characters or fewer'],
+      [{ Name: 'x', Driver: 'overlay', Labels: { 'com.docker.swarm.predefined': 'true' } }, 403, 'rpc error: code = PermissionDenied desc = label com.docker.swarm.predefined is for internally created predefined networks and cannot be applied by users'],
+      [{ Name: 'x', Driver: 'overlay', Ingress: true, Attachable: true }, 400, 'rpc error: code = InvalidArgument desc = ingress network cannot be attachable'],
+      [{ Name: 'x', Driver: 'overlay', IPAM: { Config: [{ Subnet: '10.50.5.0/24' }] } }, 403, 'Pool overlaps with other one on this address space'],
+    ];
+    for (const [body, status, message] of refusals) {
+      const res = await call<{ message: string }>('POST', '/networks/create', body);
+      assert.deepEqual([res.status, res.body.message], [status, message], JSON.stringify(body));
+    }
+
+    await cli(['network', 'create', 'lbr']);
+    const service = (spec: unknown) => call<{ ID: string; message: string }>('POST', '/services/create', { Name: 's1', TaskTemplate: { ContainerSpec: { Image: 'busybox', Args: ['sleep', '60'] }, Networks: [spec] } });
+    for (const [target, status, message] of [
+      ['nosuch', 500, 'network nosuch not found'],
+      ['lbr', 403, 'The network lbr cannot be used with services. Only networks scoped to the swarm can be used, such as those created with the overlay driver.'],
+      ['none', 404, 'could not find the corresponding predefined swarm network: network none not found'],
+    ] as const) {
+      const res = await service({ Target: target });
+      assert.deepEqual([res.status, res.body.message], [status, message], target);
+    }
+    const svc = await service({ Target: 'ov', Aliases: ['a1'] });
+    assert.equal(svc.status, 201);
+    const spec = (await call<{ Spec: { TaskTemplate: { Networks: unknown[] } } }>('GET', `/services/${svc.body.ID}`)).body.Spec;
+    assert.deepEqual(spec.TaskTemplate.Networks, [{ Target: made.body.Id, Aliases: ['a1'] }]);
+    const inUse = await call<{ message: string }>('DELETE', '/networks/ov');
+    assert.deepEqual([inUse.status, inUse.body.message], [400, `rpc error: code = FailedPrecondition desc = network ${made.body.Id} is in use by service ${svc.body.ID}`]);
+    const missing = await call<{ message: string }>('DELETE', '/networks/nosuch');
+    assert.deepEqual([missing.status, missing.body.message], [404, 'network nosuch not found']);
+    await cli(['service', 'rm', 's1']);
+    await until('the network removed once its tasks are gone', () => call('DELETE', '/networks/ov'), (r) => r.status === 204, 30_000);
+    assert.equal((await call('DELETE', `/networks/${plain.Id}`)).status, 204);
+    await cli(['network', 'rm', 'lbr']);
+
+    const events = await cli(['events', '--since', String(since), '--until', String(Math.floor(Date.now() / 1000) + 1), '--filter', 'type=network', '--filter', 'scope=swarm', '--format', '{{.Action}} {{.Actor.ID}} {{.Actor.Attributes.name}}']);
+    const lines = events.trim().split('\n');
+    for (const line of [`create ${made.body.Id} ov`, `create ${plain.Id} plain`, `remove ${made.body.Id} ov`, `remove ${plain.Id} plain`]) assert.ok(lines.includes(line), events);
+  });
 });
