@@ -1,9 +1,10 @@
-// `docker stack deploy -c` on a one-node swarm, as users run Docker's: a compose v3.8 file with two
+// `docker stack deploy -c` on a one-node swarm (a second node joins at the end), as users run Docker's: a compose v3.8 file with two
 // services, a secret and a config from files, deployed, listed (`stack ls`, `services`, `ps`),
 // one service reaching the other by its name on the stack's overlay network (a placeholder bridge
 // of the node until overlay networks exist), and `stack rm` leaving nothing behind. Then the swarm
 // networks' calls on a manager with the answers dockerd 20.10 gives (checked on the reference
-// engine): their JSON, filters, the checks of a service's networks, removal while in use, events.
+// engine): their JSON, filters, the checks of a service's networks, removal while in use, events,
+// and a worker's refusals.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -63,7 +64,7 @@ describe('stacks', () => {
   const byLabel = (kind: string, stack: string) => call<unknown[]>('GET', `/${kind}?filters=${encodeURIComponent(JSON.stringify({ label: [`com.docker.stack.namespace=${stack}`] }))}`);
 
   before(async () => {
-    swarm = await startSwarmNodes(1);
+    swarm = await startSwarmNodes(2);
     n1 = swarm.nodes[0]!;
     await loadBusybox(n1.berthd);
     await cli(['swarm', 'init', '--advertise-addr', n1.addr]);
@@ -195,5 +196,23 @@ describe('stacks', () => {
     const events = await cli(['events', '--since', String(since), '--until', String(Math.floor(Date.now() / 1000) + 1), '--filter', 'type=network', '--filter', 'scope=swarm', '--format', '{{.Action}} {{.Actor.ID}} {{.Actor.Attributes.name}}']);
     const lines = events.trim().split('\n');
     for (const line of [`create ${made.body.Id} ov`, `create ${plain.Id} plain`, `remove ${made.body.Id} ov`, `remove ${plain.Id} plain`]) assert.ok(lines.includes(line), events);
+  });
+
+  it('a worker neither lists, makes nor removes swarm networks', async () => {
+    const n2 = swarm.nodes[1]!;
+    const token = (await cli(['swarm', 'join-token', '-q', 'worker'])).trim();
+    const joined = await n2.docker(['swarm', 'join', '--token', token, `${n1.addr}:2377`]);
+    assert.equal(joined.code, 0, joined.stderr);
+    await cli(['network', 'create', '-d', 'overlay', 'onmanager']);
+    const onWorker = async (method: string, urlPath: string, body?: unknown) => {
+      const res = await n2.request(method, urlPath, body === undefined ? {} : { json: body });
+      return [res.status, (res.json() as { message?: string }).message];
+    };
+    assert.deepEqual(await onWorker('POST', '/networks/create', { Name: 'w', Driver: 'overlay' }), [403, 'Cannot create a multi-host network from a worker node. Please create the network from a manager node.']);
+    assert.deepEqual(await onWorker('POST', '/networks/create', { Name: 'w', Scope: 'swarm' }), [403, 'Cannot create a multi-host network from a worker node. Please create the network from a manager node.']);
+    assert.deepEqual(await onWorker('GET', '/networks/onmanager'), [404, 'network onmanager not found']);
+    const listed = (await n2.request('GET', '/networks')).json() as NetworkJson[];
+    assert.deepEqual(listed.map((n) => n.Name).sort(), ['bridge', 'host', 'none']);
+    await cli(['network', 'rm', 'onmanager']);
   });
 });
