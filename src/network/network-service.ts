@@ -63,7 +63,7 @@ export class NetworkService {
 
   /** GET /networks/{id}: by full ID, name or ID prefix, this node's networks before the swarm's (a placeholder shows its containers); `scope` keeps those of that scope. */
   inspect(term: string, scope: string, swarm: readonly NetworkRecord[]): NetworkView {
-    const views = uniqueById([...this.localViews(), ...swarm.map((network) => ({ network }))]).filter((v) => scope === '' || v.network.scope === scope);
+    const views = this.nodeFirst(swarm).filter((v) => scope === '' || v.network.scope === scope);
     const found = findNetwork(views.map((v) => v.network), term, 'inspect');
     return views.find((v) => v.network === found)!;
   }
@@ -77,7 +77,7 @@ export class NetworkService {
 
   /** DELETE /networks/{id}: the network a term names, as shown (a swarm network is the swarm's to remove). */
   toRemove(term: string, swarm: readonly NetworkRecord[]): NetworkRecord {
-    return findNetwork(uniqueById([...this.localViews(), ...swarm.map((network) => ({ network }))]).map((v) => v.network), term, 'remove');
+    return findNetwork(this.nodeFirst(swarm).map((v) => v.network), term, 'remove');
   }
 
   /** The network removed (its plumbing is the caller's to undo, then finishRemoval). */
@@ -181,6 +181,11 @@ export class NetworkService {
   /** This node's networks as shown, with their endpoints. */
   private localViews(): NetworkView[] {
     return this.networks.all().map((network) => ({ network: shownAs(network), endpoints: this.endpoints.on(network.id) }));
+  }
+
+  /** This node's networks, then the swarm's it has none of: how dockerd's router looks one up. */
+  private nodeFirst(swarm: readonly NetworkRecord[]): NetworkView[] {
+    return uniqueById([...this.localViews(), ...swarm.map((network) => ({ network }))]);
   }
 
   private publish(action: string, network: NetworkRecord): void {
