@@ -5,8 +5,12 @@
 // inspected and removed by ID, its log read as `docker logs` reads it. The swarm's labels on each
 // container let the agent find its tasks' containers again after a restart (list), and wait again
 // on those that still run.
+// PLACEHOLDER until overlay networks exist: a task joins each swarm network through this node's
+// stand-in bridge for it (the network area's), made before the container and removed with the
+// last container that names it; the two run one at a time, so that neither undoes the other.
 import type { Logger } from 'pino';
 import { EngineError } from '../errors.js';
+import type { NetworkRecord } from '../network/network-record.js';
 import type { TaskLogRead } from '../swarm/agent/task-runtime.js';
 import type { PortConfig } from '../swarm/services/service-types.js';
 import { validateContainerName } from './config/container-name.js';
@@ -18,6 +22,7 @@ import type { ContainerNetworks } from './container-networks.js';
 import type { ContainerPaths } from './container-paths.js';
 import type { ContainerService } from './container-service.js';
 import { hasProcess, isActive } from './container-state.js';
+import type { ContainerRecord } from './container-record.js';
 import type { ContainerStore } from './container-store.js';
 import { openContainerLog } from './logs/container-logs.js';
 import type { LogEntry } from './logs/log-codecs.js';
@@ -28,7 +33,7 @@ export interface TaskContainersDeps {
   service: ContainerService;
   store: ContainerStore;
   images: ContainerImages;
-  networks: Pick<ContainerNetworks, 'ports'>;
+  networks: Pick<ContainerNetworks, 'ports' | 'ensurePlaceholder' | 'dropPlaceholder'>;
   paths: ContainerPaths;
   limits: CreateLimits;
   dataRoot: string;
@@ -40,6 +45,8 @@ export interface TaskContainerRequest extends TaskContainerInput {
   name: string;
   secrets: readonly TaskFile[];
   configs: readonly TaskFile[];
+  /** the swarm networks the task joins (the first is its network mode), and its names on each */
+  networks: ReadonlyArray<{ network: NetworkRecord; aliases: string[] }>;
 }
 
 /** What the agent reports of a task's container (swarmkit's ContainerStatus and PortStatus). */
@@ -59,22 +66,45 @@ export interface TaskContainerState {
 
 export function taskContainers(deps: TaskContainersDeps) {
   const { service, images } = deps;
+  let placeholders: Promise<unknown> = Promise.resolve();
+  /** Runs `step` after the placeholder steps before it. */
+  const serially = <T>(step: () => Promise<T>): Promise<T> => {
+    const run = placeholders.then(step, step);
+    placeholders = run.catch(() => undefined);
+    return run;
+  };
+  /** The placeholders among these networks that no container names any more go. */
+  const dropUnused = (networkIds: readonly string[]) =>
+    serially(async () => {
+      const named = new Set(deps.store.all().flatMap(networksNamed));
+      for (const id of networkIds) if (!named.has(id)) await deps.networks.dropPlaceholder(id);
+    });
   return {
     /** Makes the task's container from an image already here (the agent pulls first); dockerd's create warnings come back. */
     async create(req: TaskContainerRequest): Promise<{ id: string; warnings: string[] }> {
-      const body = taskCreateBody(req);
+      const body = taskCreateBody({ ...req, networkMode: req.networks[0]?.network.id });
       const files = nameTaskFiles(req);
       const name = validateContainerName(req.name);
       const image = images.get(body.config.Image ?? '');
       const { warnings, ...normalized } = normalizeCreate({ body: { ...body, networkingConfig: {} }, api: CURRENT_API_BEHAVIOURS, image: image.config.config ?? null, limits: deps.limits, dataRoot: deps.dataRoot });
       const layers = { id: image.id, topLayer: image.topLayer, layerDirs: images.layerDirs(image) };
-      const id = await service.create({ name, image: layers, ...normalized, taskFiles: files });
+      // the executor connects a task's other networks right after its create: the record ends the same
+      const networkIds = req.networks.map((n) => n.network.id);
+      if (networkIds.length > 0) normalized.networkingConfig = { EndpointsConfig: Object.fromEntries(req.networks.map((n) => [n.network.id, { Aliases: n.aliases }])) };
+      const id = await serially(async () => {
+        for (const { network } of req.networks) await deps.networks.ensurePlaceholder(network);
+        return service.create({ name, image: layers, ...normalized, taskFiles: files });
+      }).catch(async (err: unknown) => {
+        await dropUnused(networkIds);
+        throw err;
+      });
       if (files.length > 0) {
         try {
           await writeTaskFiles(deps.paths.secretsDir(id), files);
         } catch (err) {
           // the removal unmounts what was mounted
           await service.remove(id, { force: true, removeVolumes: true }).catch(() => {});
+          await dropUnused(networkIds);
           throw err;
         }
       }
@@ -88,9 +118,11 @@ export function taskContainers(deps: TaskContainersDeps) {
       await service.stop(id, graceSeconds).catch(unless('notModified', 'notFound'));
     },
 
-    /** Kills and removes the container with its anonymous volumes and its task files; one already gone is no error. */
+    /** Kills and removes the container with its anonymous volumes and its task files, then the placeholders it alone named; one already gone is no error. */
     async remove(id: string): Promise<void> {
+      const record = deps.store.byId(id);
       await service.remove(id, { force: true, removeVolumes: true }).catch(unless('notFound'));
+      if (record !== undefined) await dropUnused(networksNamed(record));
     },
 
     /** Settles with the exit code once the container does not run (at once when it does not): its end, for the agent. */
@@ -129,6 +161,11 @@ export function taskContainers(deps: TaskContainersDeps) {
         .map((r) => ({ id: r.id, labels: { ...r.config.Labels } }));
     },
   };
+}
+
+/** The networks a container names: its network mode's and its endpoints'. */
+function networksNamed(record: ContainerRecord): string[] {
+  return [record.hostConfig.NetworkMode ?? '', ...Object.keys(record.networkingConfig.EndpointsConfig ?? {})];
 }
 
 /** A rejection handler that lets errors of these kinds pass as success. */

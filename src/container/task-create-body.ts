@@ -16,7 +16,7 @@ export interface TaskContainerInput {
   hostPorts: readonly PortConfig[];
   /** the spec's LogDriver, or the swarm's default; the daemon's when undefined */
   logDriver?: { Name: string; Options?: Record<string, string> };
-  /** a network the swarm predefines (host, bridge...); the default bridge when undefined */
+  /** the network the container runs on first (a swarm network's placeholder, by ID); the default bridge when undefined */
   networkMode?: string;
 }
 

@@ -66,7 +66,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const containers = await createContainers({ logConfig: { Type: config.logDriver, Config: config.logOpts }, cgroupParent: config.cgroupParent, dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: metrics.hooks });
     undo.push(() => containers.shutdown());
     const builds = createBuilds({ dataRoot, log, events, images: images.build, containers: containers.stepContainers });
-    const swarm = await createSwarm({ dataRoot, execRoot, events, log, engineLabels: config.labels, etcdPorts: { client: config.swarmEtcdClientPort, peer: config.swarmEtcdPeerPort }, externalEtcd: { endpoints: config.swarmEtcdEndpoints, caFile: config.swarmEtcdCaCert, certFile: config.swarmEtcdCert, keyFile: config.swarmEtcdKey, prefix: config.swarmEtcdPrefix }, plugins: () => ({ log: containers.logDrivers, network: networks.drivers, volume: volumes.inventory.drivers() }), runtime: { ...containers.taskContainers, pull: images.tasks.ensure } });
+    const swarm = await createSwarm({ dataRoot, execRoot, events, log, engineLabels: config.labels, etcdPorts: { client: config.swarmEtcdClientPort, peer: config.swarmEtcdPeerPort }, externalEtcd: { endpoints: config.swarmEtcdEndpoints, caFile: config.swarmEtcdCaCert, certFile: config.swarmEtcdCert, keyFile: config.swarmEtcdKey, prefix: config.swarmEtcdPrefix }, plugins: () => ({ log: containers.logDrivers, network: networks.drivers, volume: volumes.inventory.drivers() }), runtime: { ...containers.taskContainers, pull: images.tasks.ensure }, localNetworks: networks.find });
     undo.push(() => swarm.shutdown());
     const system = await createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory, volumes: volumes.inventory }, networkDrivers: networks.drivers, logDrivers: containers.logDrivers, swarm: { info: swarm.info } });
 
@@ -86,7 +86,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         commit: containers.commitApi,
         container: containers.api,
         exec: containers.execApi,
-        network: networks.api,
+        network: networks.api(swarm.networks),
         networkConnect: containers.networkConnectApi,
         volume: volumes.api,
         distribution: images.distribution,

@@ -2,23 +2,26 @@
 // brought in line with the daemon's settings, the IPAM over the host's networks and the service;
 // and the plumbing containers' runs attach through: network namespaces under the exec root, the
 // CNI plugins, berth's iptables chains, held published ports and the embedded DNS server. It
-// answers the Network routes (`api`) and the containers (`containers`: their runs' networking).
+// answers the Network routes (`api`, given the swarm's networks) and the containers
+// (`containers`: their runs' networking), and finds this node's networks for the swarm (`find`).
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
-import type { FilterArgs } from '../lib/filters.js';
+import { EngineError } from '../errors.js';
 import { Cni } from '../runtime/cni.js';
 import { Iptables } from '../runtime/iptables.js';
 import { prepareNetnsDir } from '../runtime/netns.js';
-import { decodeNetworkCreate } from './create-request.js';
 import { DnsRegistry } from './dns/dns-registry.js';
 import { DnsServer } from './dns/dns-server.js';
 import { host as realHost, type HostNetwork } from './host-network.js';
+import { networkApi } from './network-api.js';
 import { NetworkAttachments } from './network-attachments.js';
 import { LOCAL_DRIVERS } from './network-create.js';
 import { NetworkFirewall } from './network-firewall.js';
+import type { NetworkRecord } from './network-record.js';
 import { openNetworkRecords } from './network-records.js';
 import { PublishedPorts } from './published-ports.js';
+import type { SwarmNetworks } from './swarm-networks.js';
 import { UpstreamResolvers } from './upstream-resolvers.js';
 
 export interface NetworksDeps {
@@ -60,13 +63,7 @@ export async function createNetworks(deps: NetworksDeps) {
 
   await attachments.finishRemovals();
 
-  const api = {
-    list: (filters: FilterArgs) => service.list(filters),
-    inspect: (term: string, scope: string) => service.inspect(term, scope),
-    create: (body: unknown) => service.create(decodeNetworkCreate(body)),
-    remove: (term: string) => attachments.removeNetwork(term),
-    prune: (filters: FilterArgs) => attachments.pruneNetworks(filters),
-  };
+  const api = (swarm: SwarmNetworks) => networkApi(service, attachments, swarm);
   const containers = {
     prepare: attachments.prepare.bind(attachments),
     plumb: attachments.plumb.bind(attachments),
@@ -78,10 +75,21 @@ export async function createNetworks(deps: NetworksDeps) {
     endpoints: (containerId: string) => service.endpointsOf(containerId),
     network: (id: string) => service.find(id),
     ports: (containerId: string) => attachments.portsOf(containerId),
+    ensurePlaceholder: service.ensurePlaceholder.bind(service),
+    dropPlaceholder: attachments.dropPlaceholder.bind(attachments),
+  };
+  /** A network of this node as dockerd's FindNetwork finds one; undefined for none (or several). */
+  const find = (term: string): NetworkRecord | undefined => {
+    try {
+      return service.find(term);
+    } catch (err) {
+      if (err instanceof EngineError) return undefined;
+      throw err;
+    }
   };
   const shutdown = async () => {
     await attachments.shutdown();
     await netnsFolder.release();
   };
-  return { api, service, containers, drivers: LOCAL_DRIVERS, shutdown };
+  return { api, service, containers, find, drivers: LOCAL_DRIVERS, shutdown };
 }

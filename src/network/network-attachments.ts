@@ -127,6 +127,12 @@ export class NetworkAttachments {
     return removed.map((n) => n.name);
   }
 
+  /** PLACEHOLDER until overlay networks exist: a swarm network's stand-in goes with its bridge once no endpoint is on it. */
+  async dropPlaceholder(id: string): Promise<void> {
+    const removed = await this.deps.service.removePlaceholder(id);
+    if (removed !== undefined) await this.unplumbNetwork(removed);
+  }
+
   /** At start: the removals an earlier daemon began and did not finish lose their bridge and rules now. */
   async finishRemovals(): Promise<void> {
     for (const network of this.deps.service.unfinishedRemovals()) {

@@ -1,6 +1,8 @@
 // A new network's record from a NetworkCreate request, with every check dockerd 20.10 makes, in its
 // order and words: the daemon's (predefined names, duplicates, IPAM entries), libnetwork's
-// controller (name, driver, scope, ingress), its IPAM allocation, then the driver's.
+// controller (name, driver, scope, ingress), its IPAM allocation, then the driver's. On a swarm
+// manager an overlay network, or any of scope swarm, is the swarm's to make: libnetwork's
+// ManagerRedirectError, answered here as 'swarm'.
 import { randomBytes } from 'node:crypto';
 import { conflict, EngineError, NOT_SWARM_MANAGER_MESSAGE, notFound } from '../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../lib/timestamp.js';
@@ -9,7 +11,7 @@ import { checkDriverConfig } from './driver-config.js';
 import { IpNet } from './ip-net.js';
 import type { HeldPool, Ipam } from './ipam.js';
 import { allocatePools, splitIpamConfig } from './network-pools.js';
-import { isPredefined, type NetworkDriver, type NetworkRecord } from './network-record.js';
+import { allocatedPools, isPredefined, type NetworkDriver, type NetworkRecord } from './network-record.js';
 
 export interface CreateContext {
   networks: readonly NetworkRecord[];
@@ -17,12 +19,14 @@ export interface CreateContext {
   /** the addresses taken in a subnet, by every network on it */
   usedIn(subnet: IpNet): Set<bigint>;
   links(): string[];
+  /** this node's part in a swarm: a manager makes swarm networks, a worker may not */
+  swarmRole: 'manager' | 'worker' | 'none';
 }
 
 /** The drivers of local networks berth plumbs, as /info lists them. */
 export const LOCAL_DRIVERS: readonly string[] = ['bridge', 'host', 'ipvlan', 'macvlan', 'null'];
 
-export function buildNetwork(req: NetworkCreateRequest, ctx: CreateContext): { record: NetworkRecord; warning: string } {
+export function buildNetwork(req: NetworkCreateRequest, ctx: CreateContext): { record: NetworkRecord; warning: string } | 'swarm' {
   if (isPredefined(req)) throw new EngineError('forbidden', `operation is not permitted on predefined ${req.name} network `);
   let warning = '';
   const sameName = ctx.networks.find((n) => n.name === req.name);
@@ -38,6 +42,10 @@ export function buildNetwork(req: NetworkCreateRequest, ctx: CreateContext): { r
   if (driver !== 'overlay' && !LOCAL_DRIVERS.includes(driver)) throw notFound(`plugin "${driver}" not found`);
   if (driver === 'overlay' && req.scope === 'local') throw new EngineError('forbidden', 'cannot downgrade network scope for overlay networks');
   if (req.ingress && driver !== 'overlay') throw new EngineError('forbidden', 'Ingress network can only be global scope network');
+  if (driver === 'overlay' || req.scope === 'swarm') {
+    if (ctx.swarmRole === 'manager') return 'swarm';
+    if (ctx.swarmRole === 'worker') throw new EngineError('forbidden', 'Cannot create a multi-host network from a worker node. Please create the network from a manager node.');
+  }
   if (req.scope === 'swarm') throw new EngineError('forbidden', 'cannot create a swarm scoped network when swarm is not active');
   if (driver === 'overlay') throw new EngineError('system', NOT_SWARM_MANAGER_MESSAGE);
   if (req.configFrom) throw notFound(`configuration network ${JSON.stringify(req.configFrom)} does not exist`);
@@ -78,6 +86,34 @@ export function buildNetwork(req: NetworkCreateRequest, ctx: CreateContext): { r
     ...plumbing,
   };
   return { record, warning };
+}
+
+/**
+ * PLACEHOLDER until overlay networks exist: the bridge of this node that stands in for a swarm
+ * network its tasks join, with the swarm network's ID, name and pools, so that a task's address
+ * is one of the swarm network's. A pool that overlaps one of this node's networks is refused in
+ * libnetwork's words.
+ */
+export function buildPlaceholder(swarmNetwork: NetworkRecord, ctx: Pick<CreateContext, 'networks' | 'ipam'>): NetworkRecord {
+  const held = heldPools(ctx.networks);
+  for (const { pool, subnet } of allocatedPools(swarmNetwork)) {
+    ctx.ipam.requestPool(held, { family: subnet.family, subnet: { net: subnet, text: pool.subnet }, ipRange: pool.requested?.ipRange });
+  }
+  return {
+    id: swarmNetwork.id,
+    name: swarmNetwork.name,
+    driver: 'bridge',
+    scope: 'local',
+    created: formatRfc3339Nano(nowNanos()),
+    internal: swarmNetwork.internal,
+    attachable: false,
+    enableIPv6: swarmNetwork.enableIPv6,
+    ipam: { driver: 'default', options: null, config: swarmNetwork.ipam.config },
+    options: {},
+    labels: {},
+    bridgeName: `br-${swarmNetwork.id.slice(0, 12)}`,
+    placeholderFor: swarmNetwork,
+  };
 }
 
 /** The pools the networks hold: those allocated, under the key dockerd's allocator files them. */

@@ -26,7 +26,7 @@ export function selectNetworks<T extends NetworkUse>(all: readonly T[], filters:
     if (!filters.exactMatch('driver', n.driver)) return false;
     if (filters.has('name') && !filters.regexpMatch('name', n.name)) return false;
     if (filters.has('id') && !filters.regexpMatch('id', n.id)) return false;
-    if (filters.has('label') && !filters.matchKeyValues('label', n.labels)) return false;
+    if (filters.has('label') && !filters.matchKeyValues('label', n.labels ?? {})) return false;
     return filters.exactMatch('scope', n.scope);
   });
   const dangling = filters.values('dangling');
@@ -58,8 +58,8 @@ export function pruneSelection(filters: FilterArgs): (use: NetworkUse) => boolea
   return ({ network, endpointCount }) => {
     if (isPredefined(network) || endpointCount > 0) return false;
     if (untilMs !== undefined && Date.parse(network.created) > untilMs) return false;
-    if (!filters.matchKeyValues('label', network.labels)) return false;
+    if (!filters.matchKeyValues('label', network.labels ?? {})) return false;
     // dockerd spares a network only when every label! term matches it (MatchKVList)
-    return !(filters.has('label!') && filters.matchKeyValues('label!', network.labels));
+    return !(filters.has('label!') && filters.matchKeyValues('label!', network.labels ?? {}));
   };
 }

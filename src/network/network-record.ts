@@ -1,6 +1,8 @@
 // What berth keeps of a network: one JSON record per network (network-store.ts). The pools keep
 // the request as written, because inspect shows it so (a subnet written 10.11.0.5/16 stays that),
-// beside what berth derived from it: the canonical subnet and the gateway it allocated.
+// beside what berth derived from it: the canonical subnet and the gateway it allocated. A swarm
+// network is shown in the same shape (the swarm area makes it from the managers' record); a node
+// whose tasks join one keeps a placeholder for it (`placeholderFor`).
 import { IpNet } from './ip-net.js';
 
 export type NetworkDriver = 'bridge' | 'macvlan' | 'ipvlan' | 'host' | 'null';
@@ -18,11 +20,12 @@ export interface IpamPoolRecord {
 }
 
 export interface NetworkRecord {
-  /** 64 hex digits */
+  /** 64 hex digits; a swarm network's (and its placeholder's): 25 characters of base 36 */
   id: string;
   name: string;
-  driver: NetworkDriver;
-  scope: 'local';
+  /** overlay: a swarm network, never plumbed as such (see placeholderFor) */
+  driver: NetworkDriver | 'overlay';
+  scope: 'local' | 'swarm';
   /** RFC 3339 with nanoseconds */
   created: string;
   internal: boolean;
@@ -37,7 +40,15 @@ export interface NetworkRecord {
   };
   /** driver options as sent (com.docker.network.bridge.name, com.docker.network.driver.mtu, parent, ...) */
   options: Record<string, string>;
-  labels: Record<string, string>;
+  /** null: a swarm network made without labels, as dockerd shows it */
+  labels: Record<string, string> | null;
+  /**
+   * PLACEHOLDER until overlay networks exist: this record is a bridge of this node standing in for
+   * the swarm network given here, with its ID, name and subnet, made when a task's container joins
+   * it and removed with the last such container. It shows as that network; tasks on other nodes
+   * are not reachable through it.
+   */
+  placeholderFor?: NetworkRecord;
   /** the Linux bridge berth plumbs, for the bridge driver: br-<first 12 of the ID> unless an option names one */
   bridgeName?: string;
   /** the parent link, for macvlan and ipvlan: -o parent, or a dummy link of the network's own (dm-/di-<first 12 of the ID>) */
@@ -49,6 +60,11 @@ export interface NetworkRecord {
 /** NetworkMode's and EndpointsConfig's "default" (and an empty mode) name the default bridge, as dockerd's do on Linux. */
 export function defaultToBridge(name: string): string {
   return name === '' || name === 'default' ? 'bridge' : name;
+}
+
+/** How a network shows: a placeholder as the swarm network it stands for. */
+export function shownAs(network: NetworkRecord): NetworkRecord {
+  return network.placeholderFor ?? network;
 }
 
 export function isPredefined(network: Pick<NetworkRecord, 'name'>): boolean {

@@ -12,6 +12,7 @@ import { decodeNetworkCreate } from './create-request.js';
 import { openNetworkRecords, type NetworkRecordsDeps } from './network-records.js';
 import type { HostNetwork } from './host-network.js';
 import { IpNet } from './ip-net.js';
+import type { NetworkRecord } from './network-record.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'berth-networks-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -19,13 +20,17 @@ let roots = 0;
 
 const host: HostNetwork = { networks: () => [IpNet.parse('192.168.0.0/20') as IpNet], links: () => ['lo', 'eth0'] };
 
-/** The records and the service, with the routes' calls as the network area's api makes them. */
+/** The records and the service, with the routes' calls as the network area's api makes them off a swarm. */
 async function records(deps: NetworkRecordsDeps) {
   const service = await openNetworkRecords(deps);
   const api = {
-    list: (filters: FilterArgs) => service.list(filters),
-    inspect: (term: string, scope: string) => service.inspect(term, scope),
-    create: (body: unknown) => service.create(decodeNetworkCreate(body)),
+    list: (filters: FilterArgs) => service.list(filters, []),
+    inspect: (term: string, scope: string) => service.inspect(term, scope, []),
+    async create(body: unknown) {
+      const made = await service.create(decodeNetworkCreate(body), 'none');
+      assert.notEqual(made, 'swarm');
+      return made as Exclude<typeof made, 'swarm'>;
+    },
     remove: async (term: string) => void (await service.remove(term)),
     prune: async (filters: FilterArgs) => (await service.prune(filters)).map((n) => n.name),
   };
@@ -289,6 +294,60 @@ describe('the network area', () => {
     const c = await records({ dataRoot: a.dataRoot, events: a.events, host });
     assert.ok(!c.api.list(FilterArgs.empty()).some((v) => v.network.id === other));
     assert.deepEqual(c.service.unfinishedRemovals().map((n) => n.id), [other]);
+  });
+
+  const swarmNetwork = (subnet = '10.0.1.0/24', gateway = '10.0.1.1'): NetworkRecord => ({
+    id: 'iu02gp1z1ecyoakji4uopih4w',
+    name: 'st_default',
+    driver: 'overlay',
+    scope: 'swarm',
+    created: '2026-11-26T11:22:22.351866013Z',
+    internal: false,
+    attachable: false,
+    enableIPv6: false,
+    ipam: { driver: 'default', options: null, config: [{ subnet, gateway, requested: { subnet, gateway } }] },
+    options: { 'com.docker.network.driver.overlay.vxlanid_list': '4097' },
+    labels: { 'com.docker.stack.namespace': 'st' },
+  });
+
+  it('lists a manager\'s swarm networks before its own, one per ID, and finds a name in either', async () => {
+    const a = await area();
+    const swarm = [swarmNetwork()];
+    const listed = a.service.list(FilterArgs.empty(), swarm);
+    assert.deepEqual(listed.map((v) => [v.network.name, v.endpoints === undefined]), [['st_default', true], ['bridge', false], ['host', false], ['none', false]]);
+    assert.deepEqual(a.service.list(FilterArgs.fromJson('{"scope":["swarm"]}'), swarm).map((v) => v.network.name), ['st_default']);
+    assert.deepEqual(a.service.list(FilterArgs.fromJson('{"label":["com.docker.stack.namespace=st"]}'), swarm).map((v) => v.network.name), ['st_default']);
+    assert.deepEqual(a.service.list(FilterArgs.fromJson('{"driver":["bridge"]}'), swarm).map((v) => v.network.name), ['bridge']);
+    assert.equal(a.service.inspect('st_default', '', swarm).network, swarm[0]);
+    assert.equal(a.service.inspect('iu02', 'swarm', swarm).network, swarm[0]);
+    assert.deepEqual(await failure(() => a.service.inspect('st_default', 'local', swarm)), { kind: 'notFound', message: 'network st_default not found' });
+    assert.equal(a.service.toRemove('st_default', swarm).scope, 'swarm');
+  });
+
+  it('keeps a placeholder for a swarm network its tasks join: a bridge with its ID, name and pools, shown as the swarm network', async () => {
+    const a = await area();
+    const swarm = swarmNetwork();
+    await a.service.ensurePlaceholder(swarm);
+    await a.service.ensurePlaceholder(swarm);
+    const record = a.service.find(swarm.id);
+    assert.deepEqual([record.name, record.driver, record.scope, record.bridgeName, record.ipam.config], ['st_default', 'bridge', 'local', 'br-iu02gp1z1ecy', swarm.ipam.config]);
+    // off a manager it shows as the swarm network, with its endpoints; on one, once
+    const endpoint = await a.service.allocateEndpoint(record, container(1), { aliases: ['st_web', 'web'], links: [] });
+    assert.deepEqual([endpoint.ipv4Address, endpoint.gateway], ['10.0.1.2/24', '10.0.1.1']);
+    const off = a.service.list(FilterArgs.fromJson('{"scope":["swarm"]}'), []);
+    assert.deepEqual(off.map((v) => [v.network, v.endpoints?.length]), [[swarm, 1]]);
+    assert.deepEqual(a.service.list(FilterArgs.empty(), [swarm]).filter((v) => v.network.id === swarm.id).length, 1);
+    assert.equal(a.service.inspect('st_default', '', [swarm]).endpoints?.length, 1, 'this node\'s view first: its containers');
+    // the tasks' alone to remove: not with an endpoint on it, nor by a removal or prune of the node's networks
+    assert.equal(await a.service.removePlaceholder(swarm.id), undefined);
+    assert.deepEqual(await failure(() => a.service.remove('st_default')), { kind: 'notFound', message: 'network st_default not found' });
+    await a.service.releaseEndpoint(endpoint.id);
+    assert.deepEqual(await a.api.prune(FilterArgs.empty()), []);
+    assert.equal((await a.service.removePlaceholder(swarm.id))?.id, swarm.id);
+    assert.deepEqual(a.service.list(FilterArgs.empty(), []).map((v) => v.network.name), ['bridge', 'host', 'none']);
+    // one that overlaps a network of this node is refused in libnetwork's words
+    await a.api.create({ Name: 'mine', IPAM: { Config: [{ Subnet: '10.0.5.0/24' }] } });
+    assert.deepEqual(await failure(() => a.service.ensurePlaceholder(swarmNetwork('10.0.5.0/24', '10.0.5.1'))), { kind: 'forbidden', message: 'Pool overlaps with other one on this address space' });
   });
 
   it('keeps a network with endpoints, and a predefined one, from removal and prune', async () => {

@@ -10,16 +10,17 @@ import type { HostNetwork } from './host-network.js';
 import { parseIp, type IpNet } from './ip-net.js';
 import type { Ipam } from './ipam.js';
 import type { NetworkCreateRequest } from './create-request.js';
-import { buildNetwork } from './network-create.js';
+import { buildNetwork, buildPlaceholder, type CreateContext } from './network-create.js';
 import { pruneSelection, selectNetworks } from './network-filters.js';
-import { findNetwork, noSuchNetwork } from './network-lookup.js';
-import { isPredefined, type NetworkRecord } from './network-record.js';
+import { findNetwork } from './network-lookup.js';
+import { isPredefined, shownAs, type NetworkRecord } from './network-record.js';
 import type { NetworkStore } from './network-store.js';
 
 /** A network with its endpoints, as inspect and list show it. */
 export interface NetworkView {
   network: NetworkRecord;
-  endpoints: EndpointRecord[];
+  /** undefined for a swarm network as the managers list it: dockerd shows no Containers then */
+  endpoints?: EndpointRecord[];
 }
 
 export interface NetworkServiceDeps {
@@ -45,32 +46,43 @@ export class NetworkService {
     this.host = deps.host;
   }
 
-  async create(req: NetworkCreateRequest): Promise<{ id: string; warning: string }> {
-    const { record, warning } = buildNetwork(req, {
+  /** A network of this node, or 'swarm' for one the swarm makes (an overlay on a manager). */
+  async create(req: NetworkCreateRequest, swarmRole: CreateContext['swarmRole']): Promise<{ id: string; warning: string } | 'swarm'> {
+    const built = buildNetwork(req, {
       networks: this.networks.all(),
       ipam: this.ipam,
       usedIn: (subnet) => this.usedIn(subnet),
       links: () => this.host.links(),
+      swarmRole,
     });
-    await this.networks.put(record);
-    this.publish('create', record);
-    return { id: record.id, warning };
+    if (built === 'swarm') return built;
+    await this.networks.put(built.record);
+    this.publish('create', built.record);
+    return { id: built.record.id, warning: built.warning };
   }
 
-  /** GET /networks/{id}: by full ID, name or ID prefix; a scope other than local finds none, as berth has no swarm. */
-  inspect(term: string, scope: string): NetworkView {
-    if (scope !== '' && scope !== 'local') throw noSuchNetwork(term);
-    return this.view(findNetwork(this.networks.all(), term, 'inspect'));
+  /** GET /networks/{id}: by full ID, name or ID prefix, this node's networks before the swarm's (a placeholder shows its containers); `scope` keeps those of that scope. */
+  inspect(term: string, scope: string, swarm: readonly NetworkRecord[]): NetworkView {
+    const views = this.nodeFirst(swarm).filter((v) => scope === '' || v.network.scope === scope);
+    const found = findNetwork(views.map((v) => v.network), term, 'inspect');
+    return views.find((v) => v.network === found)!;
   }
 
-  list(filters: FilterArgs): NetworkView[] {
-    const uses = this.networks.all().map((network) => ({ network, endpointCount: this.endpoints.on(network.id).length }));
-    return selectNetworks(uses, filters).map((u) => this.view(u.network));
+  /** GET /networks: the swarm's networks as the managers list them, then this node's others. */
+  list(filters: FilterArgs, swarm: readonly NetworkRecord[]): NetworkView[] {
+    const views = uniqueById([...swarm.map((network) => ({ network })), ...this.localViews()]);
+    const uses = views.map((view) => ({ view, network: view.network, endpointCount: this.endpoints.on(view.network.id).length }));
+    return selectNetworks(uses, filters).map((u) => u.view);
+  }
+
+  /** DELETE /networks/{id}: the network a term names, as shown (a swarm network is the swarm's to remove). */
+  toRemove(term: string, swarm: readonly NetworkRecord[]): NetworkRecord {
+    return findNetwork(this.nodeFirst(swarm).map((v) => v.network), term, 'remove');
   }
 
   /** The network removed (its plumbing is the caller's to undo, then finishRemoval). */
   async remove(term: string): Promise<NetworkRecord> {
-    const network = findNetwork(this.networks.all(), term, 'remove');
+    const network = findNetwork(this.networks.all().filter((n) => n.placeholderFor === undefined), term, 'remove');
     if (isPredefined(network)) throw new EngineError('forbidden', `${network.name} is a pre-defined network and cannot be removed`);
     await this.destroy(network);
     return network;
@@ -80,7 +92,8 @@ export class NetworkService {
   async prune(filters: FilterArgs): Promise<NetworkRecord[]> {
     const prunable = pruneSelection(filters);
     const removed: NetworkRecord[] = [];
-    for (const network of this.networks.all()) {
+    // placeholders are their tasks' to remove
+    for (const network of this.networks.all().filter((n) => n.placeholderFor === undefined)) {
       if (!prunable({ network, endpointCount: this.endpoints.on(network.id).length })) continue;
       await this.destroy(network);
       removed.push(network);
@@ -92,6 +105,22 @@ export class NetworkService {
   /** A network as the daemon finds one for a container (dockerd's FindNetwork): 404 or 400 in its words. */
   find(term: string): NetworkRecord {
     return findNetwork(this.networks.all(), term, 'daemon');
+  }
+
+  /** PLACEHOLDER until overlay networks exist: the bridge standing in for a swarm network a task joins, made unless this node has it. */
+  async ensurePlaceholder(swarmNetwork: NetworkRecord): Promise<void> {
+    if (this.networks.get(swarmNetwork.id) !== undefined) return;
+    const record = buildPlaceholder(swarmNetwork, { networks: this.networks.all(), ipam: this.ipam });
+    await this.networks.put(record);
+    this.publish('create', record);
+  }
+
+  /** The placeholder removed once it has no endpoint (its plumbing is the caller's to undo, then finishRemoval); undefined when it stays or is none. */
+  async removePlaceholder(id: string): Promise<NetworkRecord | undefined> {
+    const network = this.networks.get(id);
+    if (network?.placeholderFor === undefined || this.endpoints.on(id).length > 0) return undefined;
+    await this.destroy(network);
+    return network;
   }
 
   /** Takes the container's addresses on the network and saves the endpoint before returning it. */
@@ -149,12 +178,19 @@ export class NetworkService {
     return this.networks.unfinishedRemovals();
   }
 
-  private view(network: NetworkRecord): NetworkView {
-    return { network, endpoints: this.endpoints.on(network.id) };
+  /** This node's networks as shown, with their endpoints. */
+  private localViews(): NetworkView[] {
+    return this.networks.all().map((network) => ({ network: shownAs(network), endpoints: this.endpoints.on(network.id) }));
+  }
+
+  /** This node's networks, then the swarm's it has none of: how dockerd's router looks one up. */
+  private nodeFirst(swarm: readonly NetworkRecord[]): NetworkView[] {
+    return uniqueById([...this.localViews(), ...swarm.map((network) => ({ network }))]);
   }
 
   private publish(action: string, network: NetworkRecord): void {
-    this.events.publish('network', action, { id: network.id, attributes: { name: network.name, type: network.driver } });
+    const shown = shownAs(network);
+    this.events.publish('network', action, { id: shown.id, attributes: { name: shown.name, type: shown.driver } });
   }
 
   /** Every address taken in a subnet: the gateways and auxiliary addresses of the networks on it, and their endpoints'. */
@@ -179,4 +215,10 @@ export class NetworkService {
     }
     return used;
   }
+}
+
+/** The first view of each ID, as dockerd's router skips a network it has listed already. */
+function uniqueById(views: readonly NetworkView[]): NetworkView[] {
+  const seen = new Set<string>();
+  return views.filter((v) => !seen.has(v.network.id) && seen.add(v.network.id));
 }

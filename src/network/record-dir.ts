@@ -57,7 +57,8 @@ export class RecordDir<T> {
   }
 
   private fileOf(id: string): string {
-    if (!/^[0-9a-f]{64}$/.test(id)) throw new Error(`not a record ID: ${id}`);
+    // a swarm network's placeholder has the swarm's ID: 25 characters of base 36
+    if (!/^(?:[0-9a-f]{64}|[0-9a-z]{25})$/.test(id)) throw new Error(`not a record ID: ${id}`);
     return path.join(this.dir, `${id}.json`);
   }
 }

@@ -1,5 +1,6 @@
 // The swarm area: this node's membership (swarm-service.ts) resumed from the data root, the
-// Swarm and Node routes' backend (`api`), and the Swarm section of /info (`info`).
+// Swarm and Node routes' backend (`api`), the swarm's networks for the network area (`networks`),
+// and the Swarm section of /info (`info`).
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Logger } from 'pino';
@@ -17,6 +18,10 @@ import type { ObjectKind } from './objects/secret-records.js';
 import type { EtcdPorts } from './manager-etcd.js';
 import type { TaskRuntime } from './agent/task-runtime.js';
 import { openLogs, type LogSelector, type LogsRequest } from './manager/log-broker.js';
+import type { NetworkCreateRequest } from '../network/create-request.js';
+import type { SwarmNetworks } from '../network/swarm-networks.js';
+import { createNetwork, networks as swarmNetworks, removeNetwork, type LocalNetworks } from './networks/network-control.js';
+import { networkView } from './networks/network-records.js';
 import { createService, findService, findTask, parseServiceVersion, removeService, updateService, type ServiceRequest } from './services/service-control.js';
 import { selectServices, selectTasks } from './services/service-filters.js';
 import { withDefaults } from './services/service-spec.js';
@@ -37,6 +42,8 @@ export interface SwarmDeps {
   externalEtcd: { endpoints: string[]; caFile: string; certFile: string; keyFile: string; prefix: string };
   /** what runs this node's tasks */
   runtime: TaskRuntime;
+  /** this node's own networks, which a service may name but not use */
+  localNetworks: LocalNetworks;
 }
 
 export async function createSwarm(deps: SwarmDeps) {
@@ -104,14 +111,14 @@ export async function createSwarm(deps: SwarmDeps) {
       const byId = new Map(nodes.map((n) => [n.value.id, n.value]));
       return found.map((s) => ({ service: s, status: serviceCounts(s.value, tasks.map((t) => t.value), byId) }));
     },
-    create: (req: ServiceRequest) => createService(services(), req),
+    create: (req: ServiceRequest) => createService(services(), req, deps.localNetworks),
     async inspect(id: string, insertDefaults: boolean) {
       const found = await findService(services(), id);
       return insertDefaults ? { ...found, value: { ...found.value, spec: withDefaults(found.value.spec) } } : found;
     },
     update: async (id: string, version: string | null, req: ServiceRequest & { rollback: string | null; registryAuthFrom: string | null }) => {
       const v = parseServiceVersion(version);
-      return updateService(services(), id, { ...req, version: v });
+      return updateService(services(), id, { ...req, version: v }, deps.localNetworks);
     },
     remove: (id: string) => removeService(services(), id),
     async listTasks(filters: FilterArgs) {
@@ -130,5 +137,11 @@ export async function createSwarm(deps: SwarmDeps) {
       return openLogs(manager.services, (task, read, signal) => manager.taskLogs(task, read, signal), selector, req);
     },
   };
-  return { api: { ...api, services: serviceApi }, info: () => service.info(), shutdown: () => service.shutdown() };
+  const networks: SwarmNetworks = {
+    role: () => service.role(),
+    list: async () => (await swarmNetworks(state())).map((n) => networkView(n.value)),
+    create: (req: NetworkCreateRequest) => createNetwork(state(), req),
+    remove: (id: string) => removeNetwork(state(), id),
+  };
+  return { api: { ...api, services: serviceApi }, networks, info: () => service.info(), shutdown: () => service.shutdown() };
 }

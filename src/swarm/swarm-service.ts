@@ -145,6 +145,11 @@ export class SwarmService {
     await this.stopMode();
   }
 
+  /** This node's part in a swarm now: manager, worker, or none (outside one, joining, or locked). */
+  role(): 'manager' | 'worker' | 'none' {
+    return this.mode.kind === 'manager' || this.mode.kind === 'worker' ? this.mode.kind : 'none';
+  }
+
   /** The manager of this node, or dockerd's 503 for why there is none. */
   manager(): Manager {
     switch (this.mode.kind) {

@@ -35,9 +35,9 @@ export interface Network {
   Ingress: boolean;
   ConfigFrom: { Network: string };
   ConfigOnly: boolean;
-  Containers: Record<string, NetworkContainer>;
+  Containers: Record<string, NetworkContainer> | null;
   Options: Record<string, string>;
-  Labels: Record<string, string>;
+  Labels: Record<string, string> | null;
 }
 
 export interface NetworkCreateResponse {

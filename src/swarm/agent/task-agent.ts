@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { hasEnded, type TaskRecord, type TaskStatus } from '../services/service-records.js';
 import type { AssignedObject, Assignments, TaskStatusReport } from '../transport/cluster-protocol.js';
 import { expandTemplate, type TemplateContext } from './templating.js';
-import { TaskRunner, type TaskFiles } from './task-runner.js';
+import { TaskRunner, type TaskInputs } from './task-runner.js';
 import type { FileDelivery, TaskRuntime } from './task-runtime.js';
 
 /** How long an assignments call may wait for a change. */
@@ -91,30 +91,33 @@ export class TaskAgent {
       void this.deps.runtime.remove(containerId).catch((err: unknown) => this.deps.log.warn({ err, containerId }, 'swarm: stale task container not removed'));
     }
     for (const t of tasks.values()) {
-      const files = hasEnded(t.status.state) ? { secrets: [], configs: [] } : this.filesOrError(t, a);
+      const inputs = hasEnded(t.status.state) ? { secrets: [], configs: [], networks: [] } : this.inputsOrError(t, a);
       const runner = this.runners.get(t.id);
       if (runner !== undefined) {
-        void runner.update(t, files);
+        void runner.update(t, inputs);
         continue;
       }
-      const created = new TaskRunner(t, files, this.adopted.get(t.id), { runtime: this.deps.runtime, nodeId: this.deps.nodeId, log: this.deps.log, report: (id, status) => this.report(id, status) });
+      const created = new TaskRunner(t, inputs, this.adopted.get(t.id), { runtime: this.deps.runtime, nodeId: this.deps.nodeId, log: this.deps.log, report: (id, status) => this.report(id, status) });
       this.runners.set(t.id, created);
-      void created.update(t, files);
+      void created.update(t, inputs);
     }
     this.adopted.clear();
   }
 
   /** A template that cannot be expanded rejects the task, as dockerd's executor does. */
-  private filesOrError(t: TaskRecord, a: Assignments): TaskFiles {
+  private inputsOrError(t: TaskRecord, a: Assignments): TaskInputs {
     try {
-      return this.filesOf(t, a);
+      return this.inputsOf(t, a);
     } catch (err) {
-      return { secrets: [], configs: [], error: (err as Error).message };
+      return { secrets: [], configs: [], networks: [], error: (err as Error).message };
     }
   }
 
-  /** The task's secrets at /run/secrets/<name> (or their absolute target), its configs at /<name>, templates expanded. */
-  private filesOf(t: TaskRecord, a: Assignments): TaskFiles {
+  /**
+   * The task's secrets at /run/secrets/<name> (or their absolute target), its configs at /<name>,
+   * templates expanded; its networks, where it answers to its service's name and its aliases.
+   */
+  private inputsOf(t: TaskRecord, a: Assignments): TaskInputs {
     const c = t.spec.ContainerSpec;
     const context: TemplateContext = { task: t, nodeId: this.deps.nodeId, hostname: this.deps.hostname(), secrets: a.secrets, configs: a.configs };
     const deliver = (objects: readonly AssignedObject[], id: string, file: { Name: string; UID: string; GID: string; Mode: number } | undefined, dir: string): FileDelivery[] => {
@@ -127,6 +130,11 @@ export class TaskAgent {
     return {
       secrets: (c?.Secrets ?? []).flatMap((r) => deliver(a.secrets, r.SecretID, r.File, '/run/secrets/')),
       configs: (c?.Configs ?? []).flatMap((r) => deliver(a.configs, r.ConfigID, r.File, '/')),
+      networks: (t.spec.Networks ?? []).map((n) => {
+        const network = a.networks.find((x) => x.id === n.Target);
+        if (network === undefined) throw new Error(`network ${n.Target} not found`);
+        return { network, aliases: [t.serviceAnnotations.name, ...(n.Aliases ?? [])] };
+      }),
     };
   }
 

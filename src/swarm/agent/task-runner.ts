@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { hasEnded, stateRank, type ContainerStatus, type TaskRecord, type TaskState, type TaskStatus } from '../services/service-records.js';
-import type { FileDelivery, TaskRuntime } from './task-runtime.js';
+import type { FileDelivery, TaskNetwork, TaskRuntime } from './task-runtime.js';
 
 const DEFAULT_GRACE_SECONDS = 10;
 
@@ -17,11 +17,12 @@ export interface TaskRunnerDeps {
   report: (taskId: string, status: TaskStatus) => void;
 }
 
-/** What a task needs besides its record: its secrets' and configs' files. */
-export interface TaskFiles {
+/** What a task needs besides its record: its secrets' and configs' files, and its networks. */
+export interface TaskInputs {
   secrets: FileDelivery[];
   configs: FileDelivery[];
-  /** why they could not be made (a template) */
+  networks: TaskNetwork[];
+  /** why they could not be had (a template, a network gone) */
   error?: string;
 }
 
@@ -36,7 +37,7 @@ export class TaskRunner {
 
   constructor(
     private task: TaskRecord,
-    private files: TaskFiles,
+    private inputs: TaskInputs,
     private containerId: string | undefined,
     private readonly deps: TaskRunnerDeps,
   ) {
@@ -45,9 +46,9 @@ export class TaskRunner {
   }
 
   /** The task as the manager has it now. */
-  update(task: TaskRecord, files: TaskFiles): Promise<void> {
+  update(task: TaskRecord, inputs: TaskInputs): Promise<void> {
     this.task = task;
-    this.files = files;
+    this.inputs = inputs;
     return this.drive();
   }
 
@@ -81,11 +82,11 @@ export class TaskRunner {
     if (this.before('ready')) {
       if (this.before('preparing')) this.report('preparing', 'preparing');
       const image = t.spec.ContainerSpec?.Image ?? '';
-      const { secrets, configs, error } = this.files;
+      const { secrets, configs, networks, error } = this.inputs;
       try {
         if (error !== undefined) throw new Error(error);
         await runtime.pull(image, t.registryAuth);
-        this.containerId ??= (await runtime.create({ name: this.containerName(), labels: this.labels(), spec: t.spec, hostPorts: (t.endpoint?.ports ?? []).filter((p) => p.PublishMode === 'host'), secrets, configs })).id;
+        this.containerId ??= (await runtime.create({ name: this.containerName(), labels: this.labels(), spec: t.spec, hostPorts: (t.endpoint?.ports ?? []).filter((p) => p.PublishMode === 'host'), secrets, configs, networks })).id;
       } catch (err) {
         return this.report('rejected', 'preparing', (err as Error).message);
       }

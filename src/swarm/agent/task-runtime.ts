@@ -1,5 +1,6 @@
 // What a node's agent needs of its engine to run tasks: the containers area's task containers
 // (src/container/task-containers.ts) and the images area's pull, composed by the daemon.
+import type { NetworkRecord } from '../../network/network-record.js';
 import type { PortConfig, TaskSpec } from '../services/service-types.js';
 
 /** A secret's or config's file in the task's container. */
@@ -12,6 +13,13 @@ export interface FileDelivery {
   mode: number;
 }
 
+/** A swarm network a task joins, and the names the task answers to on it. */
+export interface TaskNetwork {
+  network: NetworkRecord;
+  /** the service's name, then the attachment's aliases */
+  aliases: string[];
+}
+
 export interface TaskContainerRequest {
   /** `<service>.<slot>.<task id>`, or `<service>.<node id>.<task id>` for a global service's */
   name: string;
@@ -22,6 +30,7 @@ export interface TaskContainerRequest {
   hostPorts: PortConfig[];
   secrets: FileDelivery[];
   configs: FileDelivery[];
+  networks: TaskNetwork[];
 }
 
 export interface TaskContainerState {

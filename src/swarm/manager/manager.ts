@@ -35,7 +35,9 @@ import { Dispatcher } from './dispatcher.js';
 import { Leadership } from './leadership.js';
 import { nodeLiveness } from './node-liveness.js';
 import { publishNodeEvents } from './node-events.js';
+import { NETWORKS } from '../networks/network-records.js';
 import { publishObjectEvents } from '../objects/object-events.js';
+import { prefixOf } from '../objects/secret-records.js';
 import { roleReconciler } from './role-reconciler.js';
 import type { ReconcileLoop } from './reconcile-loop.js';
 import { unlockKeyOf } from './cluster-control.js';
@@ -361,7 +363,7 @@ export class Manager {
         log.debug({ err }, 'swarm: the swarm not read this beat');
       }
     };
-    const watches = [publishNodeEvents(state, this.deps.events), publishObjectEvents(state, this.deps.events, 'secret'), publishObjectEvents(state, this.deps.events, 'config'), publishServiceEvents(state, this.deps.events), this.watchOwnRole(state)];
+    const watches = [publishNodeEvents(state, this.deps.events), publishObjectEvents(state, this.deps.events, 'secret', prefixOf('secret')), publishObjectEvents(state, this.deps.events, 'config', prefixOf('config')), publishObjectEvents(state, this.deps.events, 'network', NETWORKS), publishServiceEvents(state, this.deps.events), this.watchOwnRole(state)];
     const loops: Loops = { state, services, dispatcher, leadership, liveness, roles, orchestrator: orchestration, watches, heartbeat: undefined };
     // each beat after the last, at the period the spec says now
     const next = () => {

@@ -1,12 +1,14 @@
 // What the dispatcher gives each node and takes from it, as swarmkit's Assignments and
 // UpdateTaskStatus: the tasks placed on the node (from `assigned` on, whatever they became), the
-// secrets and configs of those that may still run (and no others), and the status the node
-// reports, taken only when it moves a task's state forward.
+// secrets, configs and networks of those that may still run (and no others), and the status the
+// node reports, taken only when it moves a task's state forward.
 import { createHash } from 'node:crypto';
 import { EngineError } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { decryptSecret } from '../ca/sealing.js';
 import { decode } from '../cluster/cluster-state.js';
+import { networks } from '../networks/network-control.js';
+import { NETWORKS, networkView } from '../networks/network-records.js';
 import { prefixOf, type ObjectKind, type SecretRecord } from '../objects/secret-records.js';
 import { hasEnded, isLaterState, stateRank, TASKS, type TaskRecord } from '../services/service-records.js';
 import type { ServiceState } from '../services/service-state.js';
@@ -19,7 +21,7 @@ const REPORT_ATTEMPTS = 5;
 export async function waitForAssignments(services: ServiceState, nodeId: string, dek: Buffer, known: string, waitMs: number, signal: AbortSignal): Promise<Assignments> {
   const store = services.cluster.store;
   let changed: () => void = () => undefined;
-  const watches = [TASKS, prefixOf('secret'), prefixOf('config')].map((prefix) => store.watch(prefix, 0, () => changed()));
+  const watches = [TASKS, prefixOf('secret'), prefixOf('config'), NETWORKS].map((prefix) => store.watch(prefix, 0, () => changed()));
   try {
     const end = Date.now() + waitMs;
     for (;;) {
@@ -47,12 +49,14 @@ async function assignmentsOf(services: ServiceState, nodeId: string, dek: Buffer
   const needing = tasks.filter((t) => !hasEnded(t.status.state) && t.desiredState !== 'shutdown' && t.desiredState !== 'remove');
   const secretIds = new Set(needing.flatMap((t) => (t.spec.ContainerSpec?.Secrets ?? []).map((r) => r.SecretID)));
   const configIds = new Set(needing.flatMap((t) => (t.spec.ContainerSpec?.Configs ?? []).map((r) => r.ConfigID)));
-  const [secrets, configs] = await Promise.all([objectsOf(services, 'secret', secretIds, dek), objectsOf(services, 'config', configIds, dek)]);
+  const networkIds = new Set(needing.flatMap((t) => (t.spec.Networks ?? []).map((n) => n.Target)));
+  const [secrets, configs, all] = await Promise.all([objectsOf(services, 'secret', secretIds, dek), objectsOf(services, 'config', configIds, dek), networks(services.cluster)]);
+  const used = all.filter((n) => networkIds.has(n.value.id)).map((n) => networkView(n.value));
   // the node's own reports change a task's status: only what the node must act on counts
   const digest = createHash('sha256')
-    .update(JSON.stringify([tasks.map(({ status: _s, updatedAt: _u, runningAt: _r, ...rest }) => rest), secrets, configs]))
+    .update(JSON.stringify([tasks.map(({ status: _s, updatedAt: _u, runningAt: _r, ...rest }) => rest), secrets, configs, used]))
     .digest('hex');
-  return { digest, tasks, secrets, configs };
+  return { digest, tasks, secrets, configs, networks: used };
 }
 
 async function objectsOf(services: ServiceState, kind: ObjectKind, ids: ReadonlySet<string>, dek: Buffer): Promise<AssignedObject[]> {

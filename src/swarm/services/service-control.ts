@@ -2,11 +2,13 @@
 // name taken once, 409), inspect by ID, name or ID prefix, update of the whole spec at the version
 // read (PreviousSpec kept; `rollback=previous` swaps back; a mode change or a rename refused with
 // 501s), removal (the orchestrator shuts the tasks down and reaps them), and the tasks' list and
-// inspect. The specs' checks are service-spec.ts's; the secrets and configs a spec names must exist.
+// inspect. The specs' checks are service-spec.ts's; the networks a spec names are resolved to the
+// swarm networks' IDs, and the secrets and configs it names must exist.
 import { EngineError, invalidParameter } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { decode, type Versioned } from '../cluster/cluster-state.js';
 import { newSwarmId } from '../ids.js';
+import { resolveServiceNetworks, type LocalNetworks } from '../networks/network-control.js';
 import { prefixOf, type SecretRecord } from '../objects/secret-records.js';
 import type { ServiceRecord, TaskRecord } from './service-records.js';
 import { decodeServiceSpec, type ServiceBehaviours } from './service-spec.js';
@@ -26,8 +28,9 @@ export interface ServiceRequest {
   registryAuth: string | undefined;
 }
 
-export async function createService(services: ServiceState, req: ServiceRequest): Promise<{ id: string; warnings: string[] }> {
-  const spec = decodeServiceSpec(req.body, req.api);
+/** `localNetworks`: this node's own networks, which a spec may name but not use. */
+export async function createService(services: ServiceState, req: ServiceRequest, localNetworks: LocalNetworks): Promise<{ id: string; warnings: string[] }> {
+  const spec = await resolveServiceNetworks(services.cluster, decodeServiceSpec(req.body, req.api), localNetworks);
   validateServiceSpec(spec);
   await checkReferences(services, spec);
   const now = formatRfc3339Nano(nowNanos());
@@ -70,7 +73,7 @@ export interface UpdateRequest extends ServiceRequest {
   registryAuthFrom: string | null;
 }
 
-export async function updateService(services: ServiceState, input: string, req: UpdateRequest): Promise<{ warnings: string[] }> {
+export async function updateService(services: ServiceState, input: string, req: UpdateRequest, localNetworks: LocalNetworks): Promise<{ warnings: string[] }> {
   const { value: current } = await findService(services, input);
   const now = formatRfc3339Nano(nowNanos());
   let next: ServiceRecord;
@@ -78,7 +81,7 @@ export async function updateService(services: ServiceState, input: string, req: 
     if (current.previousSpec === undefined) throw new EngineError('invalidParameter', `rpc error: code = FailedPrecondition desc = service ${current.id} does not have a previous spec`);
     next = { ...current, updatedAt: now, spec: current.previousSpec, previousSpec: current.spec, endpoint: endpointOf(current.previousSpec, current.endpoint.ports), updateStatus: { state: 'rollback_started', startedAt: now, message: 'manually requested rollback' } };
   } else {
-    const spec = decodeServiceSpec(req.body, req.api);
+    const spec = await resolveServiceNetworks(services.cluster, decodeServiceSpec(req.body, req.api), localNetworks);
     validateServiceSpec(spec);
     if (modeName(spec.Mode) !== modeName(current.spec.Mode)) throw new EngineError('notImplemented', 'rpc error: code = Unimplemented desc = service mode change is not allowed');
     if (spec.Name !== current.spec.Name) throw new EngineError('notImplemented', 'rpc error: code = Unimplemented desc = renaming services is not supported');

@@ -6,6 +6,7 @@ import type { NodeRole } from '../ca/swarm-ca.js';
 import type { NodeDescription } from '../cluster/records.js';
 import type { ManagerAddress } from '../local-node.js';
 import type { TaskRecord, TaskStatus } from '../services/service-records.js';
+import type { NetworkRecord } from '../../network/network-record.js';
 
 export const CLUSTER_PATHS = {
   /** the root CA, to anyone: a joining node checks it against its token's digest */
@@ -118,6 +119,8 @@ export interface Assignments {
   tasks: TaskRecord[];
   secrets: AssignedObject[];
   configs: AssignedObject[];
+  /** the swarm networks those tasks join, as the managers show them */
+  networks: NetworkRecord[];
 }
 
 export interface TaskStatusReport {

@@ -66,6 +66,7 @@ function taskRequest(name: string, taskId: string): TaskContainerRequest {
     hostPorts: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: 0, PublishMode: 'host' }],
     secrets: [{ target: SECRET_TARGET, data: Buffer.from(SECRET), uid: '1000', gid: '1001', mode: 0o400 }],
     configs: [{ target: CONFIG_TARGET, data: Buffer.from('port=80'), uid: '0', gid: '0', mode: 0o444 }],
+    networks: [],
   };
 }
 

@@ -1,5 +1,5 @@
-// GET /networks/{id}: `verbose` must be a Go boolean (it adds nothing for local networks: dockerd's
-// Services, of swarm, stay out); `scope` other than local finds nothing, as berth has no swarm.
+// GET /networks/{id}: `verbose` must be a Go boolean (it adds nothing: dockerd's Services and
+// Peers of swarm networks come with overlay networks); `scope` keeps the networks of that scope.
 import { invalidParameter } from '../../../errors.js';
 import type { Handler } from '../../router.js';
 import type { NetworkBackend } from './backend.js';
@@ -8,11 +8,11 @@ import { toNetwork } from './to-api.js';
 const GO_BOOLEANS = ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'];
 
 export function networkInspect(backend: NetworkBackend): Handler {
-  return (ctx) => {
+  return async (ctx) => {
     const verbose = ctx.query.get('verbose') ?? '';
     if (verbose !== '' && !GO_BOOLEANS.includes(verbose)) {
       throw invalidParameter(`invalid value for verbose: ${verbose}: strconv.ParseBool: parsing ${JSON.stringify(verbose)}: invalid syntax`);
     }
-    ctx.json(toNetwork(backend.inspect(ctx.params.id, ctx.query.get('scope') ?? ''), true));
+    ctx.json(toNetwork(await backend.inspect(ctx.params.id, ctx.query.get('scope') ?? ''), true));
   };
 }

@@ -3,10 +3,13 @@ import type { NetworkView } from '../../../network/network-service.js';
 import type { IpamPoolRecord } from '../../../network/network-record.js';
 import type { IPAMConfig, Network, NetworkContainer } from '../../types/network.js';
 
-/** A network as dockerd shows it; `withContainers` false leaves Containers empty, as dockerd's list from 1.28. */
+/**
+ * A network as dockerd shows it; `withContainers` false leaves Containers empty, as dockerd's list
+ * from 1.28; a swarm network as the managers list it has none (null).
+ */
 export function toNetwork({ network: n, endpoints }: NetworkView, withContainers: boolean): Network {
   const containers: Record<string, NetworkContainer> = {};
-  if (withContainers) {
+  if (withContainers && endpoints !== undefined) {
     for (const e of endpoints) {
       containers[e.containerId] = {
         Name: e.containerName,
@@ -30,7 +33,7 @@ export function toNetwork({ network: n, endpoints }: NetworkView, withContainers
     Ingress: false,
     ConfigFrom: { Network: '' },
     ConfigOnly: false,
-    Containers: containers,
+    Containers: endpoints === undefined ? null : containers,
     Options: n.options,
     Labels: n.labels,
   };

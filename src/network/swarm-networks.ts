@@ -1,0 +1,16 @@
+// What the network area asks of the swarm: its networks, which only a manager lists, makes and
+// removes. The swarm area serves it and the daemon hands it over; the network area merges these
+// networks with the node's own as dockerd's network router does (network-api.ts).
+import type { NetworkCreateRequest } from './create-request.js';
+import type { NetworkRecord } from './network-record.js';
+
+export interface SwarmNetworks {
+  /** This node's part in a swarm now: a manager serves the swarm's networks (a locked or joining node is none yet). */
+  role(): 'manager' | 'worker' | 'none';
+  /** The swarm's networks (scope swarm); dockerd's errors off a manager or without a leader. */
+  list(): Promise<NetworkRecord[]>;
+  /** A network the node's checks sent to the swarm (an overlay, or scope swarm): its ID. */
+  create(req: NetworkCreateRequest): Promise<string>;
+  /** By ID; refused while a service or a running task uses it. */
+  remove(id: string): Promise<void>;
+}
