@@ -86,7 +86,8 @@ export class TaskRunner {
       try {
         if (error !== undefined) throw new Error(error);
         await runtime.pull(image, t.registryAuth);
-        this.containerId ??= (await runtime.create({ name: this.containerName(), labels: this.labels(), spec: t.spec, hostPorts: (t.endpoint?.ports ?? []).filter((p) => p.PublishMode === 'host'), secrets, configs, networks })).id;
+        const logDriver = t.spec.LogDriver?.Name !== undefined && t.spec.LogDriver.Name !== '' ? { Name: t.spec.LogDriver.Name, ...(t.spec.LogDriver.Options !== undefined ? { Options: t.spec.LogDriver.Options } : {}) } : undefined;
+        this.containerId ??= (await runtime.create({ name: this.containerName(), labels: this.labels(), spec: t.spec, hostPorts: (t.endpoint?.ports ?? []).filter((p) => p.PublishMode === 'host'), secrets, configs, networks, ...(logDriver !== undefined ? { logDriver } : {}) })).id;
       } catch (err) {
         return this.report('rejected', 'preparing', (err as Error).message);
       }

@@ -31,6 +31,8 @@ export interface TaskContainerRequest {
   secrets: FileDelivery[];
   configs: FileDelivery[];
   networks: TaskNetwork[];
+  /** the task spec's log driver; the engine's default without one */
+  logDriver?: { Name: string; Options?: Record<string, string> };
 }
 
 export interface TaskContainerState {

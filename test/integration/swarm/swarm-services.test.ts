@@ -229,14 +229,17 @@ describe('swarm services on three nodes', () => {
     assert.equal(c.State.Running, true);
   });
 
-  it('expands a templated config for its task, and logs service events', async () => {
+  it('expands a templated config for its task, gives it the log driver of its spec, and logs service events', async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const data = Buffer.from('service={{.Service.Name}} mode={{env "MODE"}}\n').toString('base64');
     await json<{ ID: string }>(n1, 'POST', '/configs/create', { Name: 'tmpl', Data: data, Templating: { Name: 'golang' } });
-    await cli(n1, ['service', 'create', '--detach', '--name', 'templated', '--env', 'MODE=prod', '--config', 'source=tmpl,target=/app.conf', 'busybox', 'sleep', '3600']);
+    await cli(n1, ['service', 'create', '--detach', '--name', 'templated', '--env', 'MODE=prod', '--config', 'source=tmpl,target=/app.conf', '--log-driver', 'json-file', '--log-opt', 'max-size=1m', 'busybox', 'sleep', '3600']);
     const [t] = await untilRunning('templated', 1);
     const node = nodeIds.get(t!.NodeID!)!;
     assert.equal((await cli(node, ['exec', t!.Status.ContainerStatus!.ContainerID, 'cat', '/app.conf'])).trim(), 'service=templated mode=prod');
+    // the task spec's log driver is the container's
+    const logConfig = (await json<{ HostConfig: { LogConfig: unknown } }>(node, 'GET', `/containers/${t!.Status.ContainerStatus!.ContainerID}/json`)).body.HostConfig.LogConfig;
+    assert.deepEqual(logConfig, { Type: 'json-file', Config: { 'max-size': '1m' } });
     await cli(n1, ['service', 'rm', 'templated']);
     const events = await cli(n1, ['events', '--since', String(since), '--until', String(Math.floor(Date.now() / 1000) + 1), '--filter', 'type=service', '--format', '{{.Action}} {{.Actor.Attributes.name}} {{.Scope}}']);
     assert.deepEqual(events.trim().split('\n').filter((l) => l.endsWith('templated swarm')), ['create templated swarm', 'remove templated swarm']);
