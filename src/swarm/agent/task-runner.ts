@@ -86,7 +86,7 @@ export class TaskRunner {
       try {
         if (error !== undefined) throw new Error(error);
         await runtime.pull(image, t.registryAuth);
-        const logDriver = t.spec.LogDriver?.Name !== undefined && t.spec.LogDriver.Name !== '' ? { Name: t.spec.LogDriver.Name, ...(t.spec.LogDriver.Options !== undefined ? { Options: t.spec.LogDriver.Options } : {}) } : undefined;
+        const logDriver = logDriverOf(t);
         this.containerId ??= (await runtime.create({ name: this.containerName(), labels: this.labels(), spec: t.spec, hostPorts: (t.endpoint?.ports ?? []).filter((p) => p.PublishMode === 'host'), secrets, configs, networks, ...(logDriver !== undefined ? { logDriver } : {}) })).id;
       } catch (err) {
         return this.report('rejected', 'preparing', (err as Error).message);
@@ -158,6 +158,13 @@ export class TaskRunner {
       'com.docker.swarm.task.name': this.containerName(),
     };
   }
+}
+
+/** The task spec's log driver, or the swarm's default the task was made with; none: the engine's default. */
+function logDriverOf(t: TaskRecord): { Name: string; Options?: Record<string, string> } | undefined {
+  const own = t.spec.LogDriver;
+  if (own?.Name !== undefined && own.Name !== '') return { Name: own.Name, ...(own.Options !== undefined ? { Options: own.Options } : {}) };
+  return t.logDriver === undefined ? undefined : { Name: t.logDriver.name, Options: t.logDriver.options };
 }
 
 function graceSeconds(t: TaskRecord): number {

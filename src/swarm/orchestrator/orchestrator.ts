@@ -40,7 +40,7 @@ async function pass(services: ServiceState, lastBatch: Map<string, number>, loop
     if (!(await services.writeTasks(writes, service))) loop.passAgain();
   };
   for (const service of all) {
-    const plan = planService({ service, tasks: byService.get(service.value.id) ?? [], nodes, nowNs, lastBatchMs: lastBatch.get(service.value.id) });
+    const plan = planService({ service, tasks: byService.get(service.value.id) ?? [], nodes, nowNs, lastBatchMs: lastBatch.get(service.value.id), defaultLogDriver: cluster.value.spec.taskDefaults.logDriver });
     byService.delete(service.value.id);
     if (plan.batchStarted) lastBatch.set(service.value.id, Date.now());
     if (plan.wakeInMs !== undefined) loop.passIn(plan.wakeInMs);

@@ -81,6 +81,14 @@ describe('planService: replicated', () => {
     );
   });
 
+  it('gives new tasks the swarm’s default log driver when their spec names none', () => {
+    const driver = { name: 'json-file', options: { 'max-size': '1m' } };
+    const plain = planService({ service: service(), tasks: [], nodes: nodes(node('n1')), nowNs: T0, defaultLogDriver: driver });
+    assert.deepEqual(created(plain).map((t) => t.logDriver), [driver, driver]);
+    const own = service({ TaskTemplate: template('busybox', { LogDriver: { Name: 'none' } }) });
+    assert.deepEqual(created(planService({ service: own, tasks: [], nodes: nodes(node('n1')), nowNs: T0, defaultLogDriver: driver })).map((t) => t.logDriver), [undefined, undefined]);
+  });
+
   it('scales down from the highest slot, asking its tasks to be removed', () => {
     const svc = service({ Mode: { Replicated: { Replicas: 1 } } });
     const t1 = task(svc, 1, 'running');

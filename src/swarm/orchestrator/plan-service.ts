@@ -6,7 +6,7 @@
 // update's delay or monitor).
 import { formatRfc3339Nano } from '../../lib/timestamp.js';
 import type { Versioned } from '../cluster/cluster-state.js';
-import type { NodeRecord } from '../cluster/records.js';
+import type { LogDriverSpec, NodeRecord } from '../cluster/records.js';
 import { hasEnded, isTaskDirty, type DesiredState, type ServiceRecord, type TaskRecord, type UpdateStatus } from '../services/service-records.js';
 import type { UpdateConfig } from '../services/service-types.js';
 import type { TaskWrite } from '../services/service-state.js';
@@ -25,6 +25,8 @@ export interface PlanInput {
   nowNs: bigint;
   /** when this leader last started tasks of an update batch for the service (its Delay counts from then) */
   lastBatchMs?: number;
+  /** the swarm's TaskDefaults.LogDriver, for new tasks whose spec names none */
+  defaultLogDriver?: LogDriverSpec;
 }
 
 export interface Plan {
@@ -375,7 +377,7 @@ class ServicePlanner {
 
   private create(slot: number, nodeId: string): void {
     const job = this.service.spec.Mode.ReplicatedJob !== undefined || this.service.spec.Mode.GlobalJob !== undefined;
-    this.created.push(newTask(this.service, slot, nodeId, this.input.nowNs + BigInt(this.created.length), job ? 'complete' : 'running'));
+    this.created.push(newTask(this.service, slot, nodeId, this.input.nowNs + BigInt(this.created.length), job ? 'complete' : 'running', this.input.defaultLogDriver));
   }
 
   private setDesired(t: Versioned<TaskRecord>, desired: DesiredState): void {

@@ -1,10 +1,12 @@
 // A new task for a service's slot (or, for a global service, its node), as swarmkit's
-// orchestrator makes one: state `new` ("created"), the service's current task spec.
+// orchestrator makes one: state `new` ("created"), the service's current task spec, the swarm's
+// default log driver when that spec names none.
 import { formatRfc3339Nano } from '../../lib/timestamp.js';
 import { newSwarmId } from '../ids.js';
+import type { LogDriverSpec } from '../cluster/records.js';
 import type { DesiredState, ServiceRecord, TaskRecord } from '../services/service-records.js';
 
-export function newTask(service: ServiceRecord, slot: number, nodeId: string, nowNs: bigint, desiredState: DesiredState): TaskRecord {
+export function newTask(service: ServiceRecord, slot: number, nodeId: string, nowNs: bigint, desiredState: DesiredState, defaultLogDriver?: LogDriverSpec): TaskRecord {
   const at = formatRfc3339Nano(nowNs);
   return {
     id: newSwarmId(),
@@ -20,5 +22,6 @@ export function newTask(service: ServiceRecord, slot: number, nodeId: string, no
     desiredState,
     ...(service.jobStatus !== undefined ? { jobIteration: service.jobStatus.iteration } : {}),
     ...(service.registryAuth !== undefined ? { registryAuth: service.registryAuth } : {}),
+    ...(service.spec.TaskTemplate.LogDriver === undefined && defaultLogDriver !== undefined ? { logDriver: defaultLogDriver } : {}),
   };
 }

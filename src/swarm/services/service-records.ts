@@ -2,6 +2,7 @@
 // /tasks/<id>, a service's name key beside it (/names/services/<name>) in the same transaction.
 // A service's spec is kept as the client sent it (service-types.ts); a task keeps the task spec it
 // was made from, and one that differs from the service's now is outdated (swarmkit's IsTaskDirty).
+import type { LogDriverSpec } from '../cluster/records.js';
 import type { EndpointSpec, PortConfig, ServiceSpec, TaskSpec } from './service-types.js';
 
 export const SERVICES = '/services/';
@@ -96,6 +97,8 @@ export interface TaskRecord {
   registryAuth?: string;
   /** when it reached `running`: the updater watches it for Monitor from then */
   runningAt?: string;
+  /** the swarm's default log driver (TaskDefaults) when the task spec names none, as swarmkit's Task.LogDriver */
+  logDriver?: LogDriverSpec;
 }
 
 /** A task made from another spec than its service's now (swarmkit's IsTaskDirty): the updater replaces it. */
