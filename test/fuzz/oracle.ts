@@ -62,6 +62,11 @@ export const ALLOWED_500: Allowed500[] = [
     message: /^json: cannot unmarshal .* into Go (value of type runconfig\.ContainerConfigWrapper|struct field .*)$/,
     reason: 'a body or a field of the wrong JSON type: dockerd 20.10 answers 500 (checked: POST /containers/create with "x", with {"Image":5})',
   },
+  ...(['ServiceLogs', 'TaskLogs'] as const).map((operationId) => ({
+    operationId,
+    message: /^Bad parameters: you must choose at least one stream$/,
+    reason: 'neither stdout nor stderr: dockerd 20.10 swarmLogs answers a plain error, a 500, before it asks the cluster (checked: GET /services/x/logs on a node in no swarm)',
+  })),
 ];
 
 export interface Failure {

@@ -4,9 +4,12 @@
 // on its own, `service rollback`, drain moving replicated tasks, a global service following a drain
 // and nodes that leave and join, placement by constraints and spread preferences, a job to its
 // completions, secrets and configs in the task, a berthd restarting under its tasks, a killed
-// worker's tasks made again elsewhere, concurrent updates at one version, and bad input in
-// dockerd's words with nothing half-made.
+// worker's tasks made again elsewhere, concurrent updates at one version, a stack deployed over the
+// three nodes and removed, and bad input in dockerd's words with nothing half-made.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadBusybox } from '../../helpers/busybox-image.js';
 import { startSwarmNodes, type SwarmNode, type SwarmNodes } from '../../helpers/swarm-nodes.js';
@@ -257,6 +260,32 @@ describe('swarm services on three nodes', () => {
     await victim.start();
   });
 
+  it('deploys a stack over the three nodes: its services come up, `stack ps` lists them, `stack rm` takes it all away', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'berth-stack-'));
+    try {
+      writeFileSync(path.join(dir, 'pw.txt'), 'stack-secret\n');
+      writeFileSync(path.join(dir, 'app.conf'), 'stack-config\n');
+      writeFileSync(
+        path.join(dir, 'compose.yml'),
+        ['version: "3.8"', 'services:', '  front:', '    image: busybox', '    command: ["sleep", "3600"]', '    deploy:', '      replicas: 3', '    secrets: [pw]', '  back:', '    image: busybox', '    command: ["sleep", "3600"]', '    deploy:', '      mode: global', '    configs:', '      - source: conf', '        target: /app.conf', 'secrets:', '  pw:', '    file: ./pw.txt', 'configs:', '  conf:', '    file: ./app.conf', ''].join('\n'),
+      );
+      await cli(n1, ['stack', 'deploy', '--resolve-image', 'never', '-c', path.join(dir, 'compose.yml'), 'st']);
+      const front = await untilRunning('st_front', 3);
+      const back = await untilRunning('st_back', 3);
+      assert.equal(new Set(back.map((t) => t.NodeID)).size, 3);
+      const ps = (await cli(n1, ['stack', 'ps', 'st', '--format', '{{.Name}} {{.CurrentState}}'])).trim().split('\n');
+      assert.equal(ps.length, 6);
+      assert.ok(ps.every((l) => / Running /.test(l)), ps.join('\n'));
+      const t = front[0]!;
+      assert.equal((await cli(nodeIds.get(t.NodeID!)!, ['exec', t.Status.ContainerStatus!.ContainerID, 'cat', '/run/secrets/pw'])).trim(), 'stack-secret');
+      await cli(n1, ['stack', 'rm', 'st']);
+      await until('the stack gone', async () => [...(await json<unknown[]>(n1, 'GET', '/services')).body, ...(await json<unknown[]>(n1, 'GET', `/secrets?filters=${encodeURIComponent(JSON.stringify({ label: ['com.docker.stack.namespace=st'] }))}`)).body], (all) => all.filter((x) => JSON.stringify(x).includes('"st_')).length === 0, 60_000);
+      for (const n of swarm.nodes) await until(`the stack's containers gone from ${n.name}`, async () => (await json<unknown[]>(n, 'GET', `/containers/json?all=1&filters=${encodeURIComponent(JSON.stringify({ label: ['com.docker.stack.namespace=st'] }))}`)).body, (cs) => cs.length === 0, 60_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses bad input in dockerd’s words, making nothing', async () => {
     const before = (await json<ServiceJson[]>(n1, 'GET', '/services')).body.length;
     const create = (spec: unknown) => json<{ message: string }>(n1, 'POST', '/services/create', spec);
@@ -266,6 +295,10 @@ describe('swarm services on three nodes', () => {
     assert.deepEqual([taken.status, taken.body.message], [409, 'rpc error: code = AlreadyExists desc = name conflicts with an existing object: service web already exists']);
     const unknownSecret = await create({ Name: 'bad', TaskTemplate: { ContainerSpec: { Image: 'busybox', Secrets: [{ SecretID: 'nosuchid', SecretName: 'nosuch', File: { Name: 'nosuch', UID: '0', GID: '0', Mode: 292 } }] } } });
     assert.deepEqual([unknownSecret.status, unknownSecret.body.message], [400, 'rpc error: code = InvalidArgument desc = secret not found: nosuch']);
+    const constraint = await create({ Name: 'bad', TaskTemplate: { ContainerSpec: { Image: 'busybox' }, Placement: { Constraints: ['node.role'] } } });
+    assert.deepEqual([constraint.status, constraint.body.message], [500, 'rpc error: code = Unknown desc = constraint expected one operator from ==, !=']);
+    const memory = await n1.docker(['service', 'create', '--name', 'bad', '--limit-memory', '1k', 'busybox', 'true']);
+    assert.match(memory.stderr, /rpc error: code = InvalidArgument desc = invalid memory value 1024: Must be at least 4MiB/);
     const cliSecret = await n1.docker(['service', 'create', '--name', 'bad', '--secret', 'nosuch', 'busybox', 'true']);
     assert.match(cliSecret.stderr, /secret not found: nosuch/);
     assert.equal((await json<ServiceJson[]>(n1, 'GET', '/services')).body.length, before);
