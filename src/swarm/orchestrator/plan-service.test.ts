@@ -167,6 +167,20 @@ describe('planService: jobs', () => {
   });
 });
 
+describe('planService: global jobs', () => {
+  it('runs one task on each active node, once: a node whose task completed gets no other', () => {
+    const svc = service({ Mode: { GlobalJob: {} } }, { jobStatus: { iteration: 0, lastExecution: at(0) } });
+    const first = planService({ service: svc, tasks: [], nodes: nodes(node('n1'), node('n2'), node('n3', 'ready', 'drain')), nowNs: T0 });
+    assert.deepEqual(created(first).map((t) => [t.nodeId, t.desiredState]), [
+      ['n1', 'complete'],
+      ['n2', 'complete'],
+    ]);
+    const done = [task(svc, 0, 'complete', { nodeId: 'n1', desired: 'complete' }), task(svc, 0, 'running', { nodeId: 'n2', desired: 'complete' })];
+    done.forEach((t) => (t.value.jobIteration = 0));
+    assert.deepEqual(planService({ service: svc, tasks: done, nodes: nodes(node('n1'), node('n2')), nowNs: T0 }).writes, []);
+  });
+});
+
 describe('planService: rolling update', () => {
   const old = template('busybox:old');
   const updateConfig = { Parallelism: 1, Delay: 2000 * 1e6, MaxFailureRatio: 0, Monitor: 1000 * 1e6, FailureAction: 'pause' as const, Order: 'stop-first' as const };
