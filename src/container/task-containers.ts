@@ -33,7 +33,7 @@ export interface TaskContainersDeps {
   service: ContainerService;
   store: ContainerStore;
   images: ContainerImages;
-  networks: Pick<ContainerNetworks, 'ports' | 'ensurePlaceholder' | 'dropPlaceholder'>;
+  networks: Pick<ContainerNetworks, 'ports' | 'endpoints' | 'ensurePlaceholder' | 'dropPlaceholder'>;
   paths: ContainerPaths;
   limits: CreateLimits;
   dataRoot: string;
@@ -62,6 +62,8 @@ export interface TaskContainerState {
   finishedAt: string;
   /** the host-mode ports it has bound, while it runs */
   ports: PortConfig[];
+  /** its endpoints on the networks it joined, IPv4 ones */
+  endpoints: Array<{ endpointId: string; networkId: string; ip: string; mac: string }>;
 }
 
 export function taskContainers(deps: TaskContainersDeps) {
@@ -136,7 +138,8 @@ export function taskContainers(deps: TaskContainersDeps) {
       const s = record.state;
       const running = isActive(s.status);
       const ports = running ? deps.networks.ports(id).map((p): PortConfig => ({ Protocol: p.protocol, TargetPort: p.containerPort, PublishedPort: p.hostPort, PublishMode: 'host' })) : [];
-      return { running, pid: s.pid, exitCode: s.exitCode, error: s.error, startedAt: s.startedAt, finishedAt: s.finishedAt, ports };
+      const endpoints = deps.networks.endpoints(id).flatMap((e) => (e.ipv4Address === undefined ? [] : [{ endpointId: e.id, networkId: e.networkId, ip: e.ipv4Address.split('/')[0]!, mac: e.macAddress }]));
+      return { running, pid: s.pid, exitCode: s.exitCode, error: s.error, startedAt: s.startedAt, finishedAt: s.finishedAt, ports, endpoints };
     },
 
     /**

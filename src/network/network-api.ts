@@ -17,7 +17,11 @@ export function networkApi(service: NetworkService, attachments: NetworkAttachme
   const swarmNetworks = async (): Promise<NetworkRecord[]> => (swarm.role() === 'manager' ? swarm.list().catch(() => []) : []);
   return {
     list: async (filters: FilterArgs): Promise<NetworkView[]> => service.list(filters, await swarmNetworks()),
-    inspect: async (term: string, scope: string): Promise<NetworkView> => service.inspect(term, scope, await swarmNetworks()),
+    /** `verbose`: a swarm network's Services, as this node's table has them */
+    async inspect(term: string, scope: string, verbose: boolean): Promise<NetworkView> {
+      const view = await service.inspect(term, scope, await swarmNetworks());
+      return verbose && view.network.scope === 'swarm' ? { ...view, services: swarm.services(view.network.id) } : view;
+    },
     async create(body: unknown): Promise<{ id: string; warning: string }> {
       const req = decodeNetworkCreate(body);
       if ((await swarmNetworks()).some((n) => n.name === req.name)) throw conflict(`network with name ${req.name} already exists`);

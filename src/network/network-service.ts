@@ -17,10 +17,14 @@ import { isPredefined, shownAs, type NetworkRecord } from './network-record.js';
 import type { NetworkStore } from './network-store.js';
 
 /** A network with its endpoints, as inspect and list show it. */
+import type { ServiceInfoView } from './swarm-networks.js';
+
 export interface NetworkView {
   network: NetworkRecord;
   /** undefined for a swarm network as the managers list it: dockerd shows no Containers then */
   endpoints?: EndpointRecord[];
+  /** a swarm network's services, for a verbose inspect */
+  services?: Record<string, ServiceInfoView>;
 }
 
 export interface NetworkServiceDeps {

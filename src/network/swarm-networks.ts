@@ -13,4 +13,14 @@ export interface SwarmNetworks {
   create(req: NetworkCreateRequest): Promise<string>;
   /** By ID; refused while a service or a running task uses it. */
   remove(id: string): Promise<void>;
+  /** The services on a swarm network as this node's table has them (`inspect --verbose`), by name. */
+  services(networkId: string): Record<string, ServiceInfoView>;
+}
+
+/** dockerd's ServiceInfo of a verbose network inspect. */
+export interface ServiceInfoView {
+  VIP: string;
+  Ports: string[];
+  LocalLBIndex: number;
+  Tasks: Array<{ Name: string; EndpointID: string; EndpointIP: string; Info: Record<string, string> }>;
 }

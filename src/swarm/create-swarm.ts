@@ -22,6 +22,7 @@ import type { NetworkCreateRequest } from '../network/create-request.js';
 import type { SwarmNetworks } from '../network/swarm-networks.js';
 import { createNetwork, networks as swarmNetworks, removeNetwork, type LocalNetworks } from './networks/network-control.js';
 import { networkView } from './networks/network-records.js';
+import { networkServices } from './endpoints/network-services.js';
 import { createService, findService, findTask, parseServiceVersion, removeService, updateService, type ServiceRequest } from './services/service-control.js';
 import { selectServices, selectTasks } from './services/service-filters.js';
 import { withDefaults } from './services/service-spec.js';
@@ -142,6 +143,7 @@ export async function createSwarm(deps: SwarmDeps) {
     list: async () => (await swarmNetworks(state())).map((n) => networkView(n.value)),
     create: (req: NetworkCreateRequest) => createNetwork(state(), req),
     remove: (id: string) => removeNetwork(state(), id),
+    services: (networkId: string) => networkServices(service.networkTables(), networkId, deps.log),
   };
   return { api: { ...api, services: serviceApi }, networks, info: () => service.info(), shutdown: () => service.shutdown() };
 }

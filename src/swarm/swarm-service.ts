@@ -14,6 +14,7 @@ import type { EtcdMember } from '../runtime/etcd-member.js';
 import { remoteAddress, resolveAddresses } from './addresses.js';
 import { Agent } from './agent/agent.js';
 import { TaskAgent, type AssignmentSource } from './agent/task-agent.js';
+import { NetworkTables } from './endpoints/network-tables.js';
 import { taskLogs } from './agent/task-logs.js';
 import type { TaskRuntime } from './agent/task-runtime.js';
 import { caDigest, newJoinTokenSecret, parseJoinToken } from './ca/join-token.js';
@@ -148,6 +149,11 @@ export class SwarmService {
   /** This node's part in a swarm now: manager, worker, or none (outside one, joining, or locked). */
   role(): 'manager' | 'worker' | 'none' {
     return this.mode.kind === 'manager' || this.mode.kind === 'worker' ? this.mode.kind : 'none';
+  }
+
+  /** The network tables of this node's tasks' networks (empty outside a swarm). */
+  networkTables(): NetworkTables {
+    return this.tasks?.tables ?? new NetworkTables();
   }
 
   /** The manager of this node, or dockerd's 503 for why there is none. */
@@ -392,6 +398,7 @@ export class SwarmService {
     await this.startTasks(state.nodeId, {
       assignments: (known, waitMs, signal) => agent.call<Assignments>(CLUSTER_PATHS.assignments, { known, waitMs }, waitMs + 10_000, signal),
       report: async (reports) => void (await agent.call(CLUSTER_PATHS.taskStatus, { reports }, 10_000)),
+      publish: async (entries) => void (await agent.call(CLUSTER_PATHS.tableEntries, { entries }, 10_000)),
     });
   }
 
@@ -463,6 +470,7 @@ export class SwarmService {
     await this.startTasks(state.nodeId, {
       assignments: (known, waitMs, signal) => manager.assignments(state.nodeId, { known, waitMs }, signal),
       report: (reports) => manager.taskStatus(state.nodeId, { reports }),
+      publish: (entries) => manager.tableEntries(state.nodeId, { entries }),
     });
   }
 

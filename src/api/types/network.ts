@@ -38,6 +38,8 @@ export interface Network {
   Containers: Record<string, NetworkContainer> | null;
   Options: Record<string, string>;
   Labels: Record<string, string> | null;
+  /** a swarm network's, on a verbose inspect */
+  Services?: Record<string, { VIP: string; Ports: string[]; LocalLBIndex: number; Tasks: Array<{ Name: string; EndpointID: string; EndpointIP: string; Info: Record<string, string> }> }>;
 }
 
 export interface NetworkCreateResponse {

@@ -6,7 +6,8 @@
 // node are removed.
 import type { Logger } from 'pino';
 import { hasEnded, type TaskRecord, type TaskStatus } from '../services/service-records.js';
-import type { AssignedObject, Assignments, TaskStatusReport } from '../transport/cluster-protocol.js';
+import type { AssignedObject, Assignments, TableEntriesRequest, TaskStatusReport, WireEntry } from '../transport/cluster-protocol.js';
+import { NetworkTables, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
 import { expandTemplate, type TemplateContext } from './templating.js';
 import { TaskRunner, type TaskInputs } from './task-runner.js';
 import type { FileDelivery, TaskRuntime } from './task-runtime.js';
@@ -21,6 +22,8 @@ export const TASK_ID_LABEL = 'com.docker.swarm.task.id';
 export interface AssignmentSource {
   assignments(known: string, waitMs: number, signal: AbortSignal): Promise<Assignments>;
   report(reports: TaskStatusReport[]): Promise<void>;
+  /** the node's whole set of network table entries */
+  publish(entries: TableEntriesRequest['entries']): Promise<void>;
 }
 
 export interface TaskAgentDeps {
@@ -39,6 +42,12 @@ export class TaskAgent {
   private polling: Promise<void> | undefined;
   private flushing: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
+  /** what the node published last, and the publication under way */
+  private published = '';
+  private session = '';
+  private publishing: Promise<void> = Promise.resolve();
+  /** the tables of the networks this node's tasks are on, every node's entries */
+  readonly tables = new NetworkTables();
 
   constructor(private readonly deps: TaskAgentDeps) {}
 
@@ -70,6 +79,7 @@ export class TaskAgent {
         const a = await this.deps.source.assignments(known, known === '' ? 0 : POLL_WAIT_MS, this.stop.signal);
         known = a.digest;
         this.apply(a);
+        void this.publish();
       } catch (err) {
         if (this.stop.signal.aborted) return;
         this.deps.log.debug({ err }, 'swarm: assignments not read');
@@ -79,6 +89,10 @@ export class TaskAgent {
   }
 
   private apply(a: Assignments): void {
+    this.tables.apply(fromWire(a.tables));
+    // a new session holds none of the node's entries: all of them go again
+    if (a.session !== this.session) this.published = '';
+    this.session = a.session;
     const tasks = new Map(a.tasks.map((t) => [t.id, t]));
     for (const [id, runner] of this.runners) {
       if (tasks.has(id)) continue;
@@ -97,7 +111,7 @@ export class TaskAgent {
         void runner.update(t, inputs);
         continue;
       }
-      const created = new TaskRunner(t, inputs, this.adopted.get(t.id), { runtime: this.deps.runtime, nodeId: this.deps.nodeId, log: this.deps.log, report: (id, status) => this.report(id, status) });
+      const created = new TaskRunner(t, inputs, this.adopted.get(t.id), { runtime: this.deps.runtime, nodeId: this.deps.nodeId, log: this.deps.log, report: (id, status) => this.report(id, status), beforeStop: () => this.publish() });
       this.runners.set(t.id, created);
       void created.update(t, inputs);
     }
@@ -141,6 +155,27 @@ export class TaskAgent {
   private report(taskId: string, status: TaskStatus): void {
     this.pending.set(taskId, status);
     this.kick();
+    void this.publish();
+  }
+
+  /**
+   * Publishes the node's endpoint records when they differ from what it published last: after
+   * each state a task reaches, each new assignment (a task asked to stop is published disabled
+   * first), and each poll, so that a node whose session was renewed publishes again.
+   */
+  private publish(): Promise<void> {
+    this.publishing = this.publishing.then(async () => {
+      const entries = [...this.runners.values()].flatMap((r) => r.endpointEntries()).map((e) => ({ networkId: e.networkId, table: e.table, key: e.key, value: Buffer.from(e.value).toString('base64') }));
+      const digest = JSON.stringify(entries);
+      if (digest === this.published) return;
+      try {
+        await this.deps.source.publish(entries);
+        this.published = digest;
+      } catch (err) {
+        this.deps.log.debug({ err }, 'swarm: endpoint records not published');
+      }
+    });
+    return this.publishing;
   }
 
   private kick(): void {
@@ -164,4 +199,13 @@ export class TaskAgent {
       }
     }
   }
+}
+
+function fromWire(tables: Assignments['tables']): TablesSnapshot {
+  const out: TablesSnapshot = {};
+  for (const [networkId, byTable] of Object.entries(tables ?? {})) {
+    out[networkId] = {};
+    for (const [table, entries] of Object.entries(byTable) as Array<[TableName, WireEntry[]]>) out[networkId][table] = entries.map((e) => ({ key: e.key, value: Buffer.from(e.value, 'base64'), owner: e.owner ?? '' }));
+  }
+  return out;
 }

@@ -7,6 +7,9 @@ import type { Logger } from 'pino';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { hasEnded, stateRank, type ContainerStatus, type TaskRecord, type TaskState, type TaskStatus } from '../services/service-records.js';
 import type { FileDelivery, TaskNetwork, TaskRuntime } from './task-runtime.js';
+import { encodeEndpointRecord } from '../endpoint-record.js';
+import { ENDPOINT_TABLE } from '../endpoints/network-tables.js';
+import type { OwnedEntry } from '../endpoints/table-store.js';
 
 const DEFAULT_GRACE_SECONDS = 10;
 
@@ -15,6 +18,8 @@ export interface TaskRunnerDeps {
   nodeId: string;
   log: Logger;
   report: (taskId: string, status: TaskStatus) => void;
+  /** the task leaves DNS and the load balancers everywhere (its records published disabled) before it stops */
+  beforeStop: () => Promise<void>;
 }
 
 /** What a task needs besides its record: its secrets' and configs' files, and its networks. */
@@ -75,7 +80,10 @@ export class TaskRunner {
     if (hasEnded(this.state)) return;
     if (t.desiredState === 'shutdown' || t.desiredState === 'remove') {
       this.stopping = true;
-      if (this.containerId !== undefined) await runtime.stop(this.containerId, graceSeconds(t));
+      if (this.containerId !== undefined) {
+        await this.deps.beforeStop();
+        await runtime.stop(this.containerId, graceSeconds(t));
+      }
       return this.report('shutdown', 'shutdown');
     }
     if (this.before('accepted')) this.report('accepted', 'accepted');
@@ -122,6 +130,37 @@ export class TaskRunner {
     };
     if (!now.running) return exited(now.exitCode);
     void runtime.wait(id).then(exited, (err: unknown) => this.deps.log.debug({ err, task: this.task.id }, 'swarm: task wait failed'));
+  }
+
+  /**
+   * The task's EndpointRecords, one per swarm network it joined, as libnetwork fills them
+   * (docs/design/swarm.md, "Endpoint records"): while it runs, and `service_disabled` once it is
+   * asked to stop, until it has.
+   */
+  endpointEntries(): OwnedEntry[] {
+    const t = this.task;
+    if (this.containerId === undefined || this.state !== 'running') return [];
+    const live = this.deps.runtime.inspect(this.containerId);
+    if (live === undefined || !live.running) return [];
+    const attachments = new Map((t.spec.Networks ?? []).map((n) => [n.Target, n]));
+    const hostname = t.spec.ContainerSpec?.Hostname ?? '';
+    const name = this.containerName();
+    return live.endpoints
+      .filter((e) => attachments.has(e.networkId))
+      .map((e) => {
+        const vip = t.endpoint?.virtualIps.find((v) => v.networkId === e.networkId)?.addr.split('/')[0] ?? '';
+        const record = encodeEndpointRecord({
+          name,
+          serviceName: t.serviceAnnotations.name,
+          serviceId: t.serviceId,
+          virtualIp: vip,
+          endpointIp: e.ip,
+          aliases: attachments.get(e.networkId)!.Aliases ?? [],
+          taskAliases: [this.containerId!.slice(0, 12), ...(hostname !== '' && hostname !== name ? [hostname] : [])],
+          serviceDisabled: t.desiredState !== 'running' && t.desiredState !== 'ready' && t.desiredState !== 'complete',
+        });
+        return { networkId: e.networkId, table: ENDPOINT_TABLE, key: e.endpointId, value: record };
+      });
   }
 
   private before(state: TaskState): boolean {

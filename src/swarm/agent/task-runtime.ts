@@ -43,6 +43,8 @@ export interface TaskContainerState {
   error: string;
   /** the host-mode ports as bound */
   ports: PortConfig[];
+  /** its endpoints on the networks it joined */
+  endpoints: Array<{ endpointId: string; networkId: string; ip: string; mac: string }>;
 }
 
 /** Which of a task's log entries to read: `docker service logs`' options, as each node applies them. */

@@ -8,7 +8,7 @@ import type { ClusterRecord, NodeRecord, SessionRecord } from './records.js';
 
 const CLUSTER_KEY = '/cluster';
 const NODES = '/nodes/';
-const SESSIONS = '/sessions/';
+export const SESSIONS = '/sessions/';
 export const LEADER_KEY = '/leader';
 
 export const NO_LEADER_MESSAGE = "rpc error: code = Unknown desc = The swarm does not have a leader. It's possible that too few managers are online. Make sure more than half of the managers are online.";

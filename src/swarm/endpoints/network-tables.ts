@@ -13,6 +13,8 @@ export type TableName = typeof ENDPOINT_TABLE | typeof PEER_TABLE;
 export interface TableEntry {
   key: string;
   value: Uint8Array;
+  /** the address of the node that wrote it */
+  owner?: string;
 }
 
 /** The entries of every table of every network given, as the dispatcher sends them. */
@@ -31,11 +33,18 @@ type Watcher = (event: TableEvent) => void;
 export class NetworkTables {
   /** table → network → key → value */
   private readonly entries = new Map<TableName, Map<string, Map<string, Uint8Array>>>();
+  /** the node each entry came from, by key */
+  private readonly owners = new Map<string, string>();
   private readonly watchers = new Map<TableName, Set<Watcher>>();
 
   /** The entries of `table` on `networkId`, by key. */
   getTableByNetwork(table: TableName, networkId: string): ReadonlyMap<string, Uint8Array> {
     return this.entries.get(table)?.get(networkId) ?? new Map();
+  }
+
+  /** The address of the node that wrote the entry, '' when unknown. */
+  ownerOf(key: string): string {
+    return this.owners.get(key) ?? '';
   }
 
   /** Calls `watcher` with each change of `table`, on any network; the cancel function. */
@@ -67,8 +76,10 @@ export class NetworkTables {
         for (const [key, prev] of known) {
           if (now.has(key)) continue;
           known.delete(key);
+          this.owners.delete(key);
           this.emit({ table, networkId, key, prev });
         }
+        for (const e of tables[table] ?? []) if (e.owner !== undefined) this.owners.set(e.key, e.owner);
         for (const [key, value] of now) {
           const prev = known.get(key);
           if (prev !== undefined && Buffer.from(prev).equals(value)) continue;

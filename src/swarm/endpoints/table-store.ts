@@ -47,16 +47,19 @@ export async function publishNodeEntries(cluster: ClusterState, nodeId: string, 
   if (ops.length > 0) await cluster.call(() => cluster.store.txn([], ops));
 }
 
-/** The tables of these networks, every node's entries. */
+/** The tables of these networks, every node's entries, each with the address of the node that wrote it. */
 export async function tablesOf(cluster: ClusterState, networkIds: ReadonlySet<string>): Promise<TablesSnapshot> {
   const snapshot: TablesSnapshot = {};
   for (const id of networkIds) snapshot[id] = {};
-  const { kvs } = await cluster.call(() => cluster.store.range(TABLES_PREFIX));
+  const [{ kvs }, sessions, nodes] = await Promise.all([cluster.call(() => cluster.store.range(TABLES_PREFIX)), cluster.sessions(), cluster.nodes()]);
+  const nodeOfLease = new Map([...sessions].map(([nodeId, s]) => [s.lease, nodeId]));
+  const addrOf = new Map(nodes.map((n) => [n.value.id, n.value.status.addr]));
   for (const kv of kvs) {
     const at = parseKey(kv.key);
     if (at === undefined || !networkIds.has(at.networkId)) continue;
     const tables = snapshot[at.networkId]!;
-    (tables[at.table] ??= []).push({ key: at.key, value: kv.value });
+    const owner = addrOf.get(nodeOfLease.get(kv.lease) ?? '') ?? '';
+    (tables[at.table] ??= []).push({ key: at.key, value: kv.value, owner });
   }
   return snapshot;
 }

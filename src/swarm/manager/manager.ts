@@ -25,12 +25,12 @@ import { ClusterServer, type NodeHandlers } from '../transport/cluster-server.js
 import { streamTaskLogs } from '../transport/node-client.js';
 import type { TaskLogEntry, TaskLogRead } from '../agent/task-runtime.js';
 import { splitHostPort } from '../transport/cluster-client.js';
-import type { AddMemberRequest, AddMemberResponse, Assignments, AssignmentsRequest, HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, RenewRequest, RenewResponse, TaskStatusRequest } from '../transport/cluster-protocol.js';
+import type { AddMemberRequest, AddMemberResponse, Assignments, AssignmentsRequest, HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, RenewRequest, RenewResponse, TableEntriesRequest, TaskStatusRequest } from '../transport/cluster-protocol.js';
 import { ServiceState } from '../services/service-state.js';
 import type { TaskRecord } from '../services/service-records.js';
 import { orchestrator } from '../orchestrator/orchestrator.js';
 import { publishServiceEvents } from '../services/service-events.js';
-import { applyTaskStatus, waitForAssignments } from './task-dispatch.js';
+import { applyTableEntries, applyTaskStatus, waitForAssignments } from './task-dispatch.js';
 import { Dispatcher } from './dispatcher.js';
 import { Leadership } from './leadership.js';
 import { nodeLiveness } from './node-liveness.js';
@@ -262,6 +262,11 @@ export class Manager {
   /** What a node's tasks did. */
   taskStatus(nodeId: string, req: TaskStatusRequest): Promise<void> {
     return applyTaskStatus(this.services, nodeId, Array.isArray(req?.reports) ? req.reports : []);
+  }
+
+  /** A node's whole set of network table entries. */
+  tableEntries(nodeId: string, req: TableEntriesRequest): Promise<void> {
+    return applyTableEntries(this.services, nodeId, req);
   }
 
   /**

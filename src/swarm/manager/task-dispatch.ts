@@ -6,13 +6,15 @@ import { createHash } from 'node:crypto';
 import { EngineError } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { decryptSecret } from '../ca/sealing.js';
-import { decode } from '../cluster/cluster-state.js';
+import { decode, SESSIONS } from '../cluster/cluster-state.js';
 import { networks } from '../networks/network-control.js';
 import { NETWORKS, networkView } from '../networks/network-records.js';
 import { prefixOf, type ObjectKind, type SecretRecord } from '../objects/secret-records.js';
 import { hasEnded, isLaterState, stateRank, TASKS, type TaskRecord } from '../services/service-records.js';
 import type { ServiceState } from '../services/service-state.js';
-import type { AssignedObject, Assignments, TaskStatusReport } from '../transport/cluster-protocol.js';
+import type { AssignedObject, Assignments, TableEntriesRequest, TaskStatusReport } from '../transport/cluster-protocol.js';
+import { ENDPOINT_TABLE, PEER_TABLE, type TableEntry, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
+import { publishNodeEntries, TABLES_PREFIX, tablesOf } from '../endpoints/table-store.js';
 
 /** How often a status report is tried again when it lost a race to another write of the task. */
 const REPORT_ATTEMPTS = 5;
@@ -21,7 +23,7 @@ const REPORT_ATTEMPTS = 5;
 export async function waitForAssignments(services: ServiceState, nodeId: string, dek: Buffer, known: string, waitMs: number, signal: AbortSignal): Promise<Assignments> {
   const store = services.cluster.store;
   let changed: () => void = () => undefined;
-  const watches = [TASKS, prefixOf('secret'), prefixOf('config'), NETWORKS].map((prefix) => store.watch(prefix, 0, () => changed()));
+  const watches = [TASKS, prefixOf('secret'), prefixOf('config'), NETWORKS, TABLES_PREFIX, SESSIONS].map((prefix) => store.watch(prefix, 0, () => changed()));
   try {
     const end = Date.now() + waitMs;
     for (;;) {
@@ -52,11 +54,13 @@ async function assignmentsOf(services: ServiceState, nodeId: string, dek: Buffer
   const networkIds = new Set(needing.flatMap((t) => (t.spec.Networks ?? []).map((n) => n.Target)));
   const [secrets, configs, all] = await Promise.all([objectsOf(services, 'secret', secretIds, dek), objectsOf(services, 'config', configIds, dek), networks(services.cluster)]);
   const used = all.filter((n) => networkIds.has(n.value.id)).map((n) => networkView(n.value));
+  const tables = wireTables(await tablesOf(services.cluster, networkIds));
+  const session = (await services.cluster.session(nodeId))?.lease ?? '';
   // the node's own reports change a task's status: only what the node must act on counts
   const digest = createHash('sha256')
-    .update(JSON.stringify([tasks.map(({ status: _s, updatedAt: _u, runningAt: _r, ...rest }) => rest), secrets, configs, used]))
+    .update(JSON.stringify([tasks.map(({ status: _s, updatedAt: _u, runningAt: _r, ...rest }) => rest), secrets, configs, used, tables, session]))
     .digest('hex');
-  return { digest, tasks, secrets, configs, networks: used };
+  return { digest, tasks, secrets, configs, networks: used, tables, session };
 }
 
 async function objectsOf(services: ServiceState, kind: ObjectKind, ids: ReadonlySet<string>, dek: Buffer): Promise<AssignedObject[]> {
@@ -68,6 +72,21 @@ async function objectsOf(services: ServiceState, kind: ObjectKind, ids: Readonly
     out.push({ id, name: o.spec.name, data: kind === 'secret' ? decryptSecret(dek, o.data) : o.data, ...(o.spec.templating !== undefined ? { templating: { name: o.spec.templating.name } } : {}) });
   }
   return out;
+}
+
+function wireTables(snapshot: TablesSnapshot): Assignments['tables'] {
+  const out: Assignments['tables'] = {};
+  for (const [networkId, tables] of Object.entries(snapshot)) {
+    out[networkId] = {};
+    for (const [table, entries] of Object.entries(tables) as Array<[TableName, TableEntry[]]>) out[networkId][table] = entries.map((e) => ({ key: e.key, value: Buffer.from(e.value).toString('base64'), owner: e.owner ?? '' }));
+  }
+  return out;
+}
+
+/** A node's whole set of table entries, published on its session's lease (table-store.ts). */
+export async function applyTableEntries(services: ServiceState, nodeId: string, req: TableEntriesRequest): Promise<void> {
+  const entries = (Array.isArray(req?.entries) ? req.entries : []).filter((e) => (e.table === ENDPOINT_TABLE || e.table === PEER_TABLE) && typeof e.networkId === 'string' && typeof e.key === 'string' && typeof e.value === 'string' && !e.networkId.includes('/') && !e.key.includes('/'));
+  await publishNodeEntries(services.cluster, nodeId, entries.map((e) => ({ networkId: e.networkId, table: e.table, key: e.key, value: Buffer.from(e.value, 'base64') })));
 }
 
 /** Takes a node's reports on its own tasks; a report that would move a task back is dropped. */

@@ -6,6 +6,7 @@ import type { NodeRole } from '../ca/swarm-ca.js';
 import type { NodeDescription } from '../cluster/records.js';
 import type { ManagerAddress } from '../local-node.js';
 import type { TaskRecord, TaskStatus } from '../services/service-records.js';
+import type { TableName } from '../endpoints/network-tables.js';
 import type { NetworkRecord } from '../../network/network-record.js';
 
 export const CLUSTER_PATHS = {
@@ -25,6 +26,8 @@ export const CLUSTER_PATHS = {
   assignments: '/v1/assignments',
   /** what a node's tasks did */
   taskStatus: '/v1/task-status',
+  /** a node's whole set of network table entries (its endpoints' records) */
+  tableEntries: '/v1/table-entries',
   /** on every node, for managers only: a task's log entries, one TaskLogLine a line (NDJSON) */
   taskLogs: '/v1/task-logs',
 } as const;
@@ -121,6 +124,22 @@ export interface Assignments {
   configs: AssignedObject[];
   /** the swarm networks those tasks join, as the managers show them */
   networks: NetworkRecord[];
+  /** those networks' tables, every node's entries, values base64 */
+  tables: Record<string, Partial<Record<TableName, WireEntry[]>>>;
+  /** the node's session (its lease): a new one has none of the node's entries, which it publishes again */
+  session: string;
+}
+
+export interface WireEntry {
+  key: string;
+  /** base64 */
+  value: string;
+  /** the address of the node that wrote it (NetworkDB's owner), '' in a node's own publication */
+  owner?: string;
+}
+
+export interface TableEntriesRequest {
+  entries: Array<{ networkId: string; table: TableName } & WireEntry>;
 }
 
 export interface TaskStatusReport {

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { EngineError } from '../../errors.js';
 import type { TaskLogs } from '../agent/task-logs.js';
 import { certificateIdentity, type NodeIdentity } from '../ca/swarm-ca.js';
-import { CLUSTER_PATHS, type AddMemberRequest, type AddMemberResponse, type Assignments, type AssignmentsRequest, type ErrorBody, type HeartbeatRequest, type HeartbeatResponse, type JoinRequest, type JoinResponse, type RenewRequest, type RenewResponse, type TaskLogLine, type TaskLogsRequest, type TaskStatusRequest } from './cluster-protocol.js';
+import { CLUSTER_PATHS, type AddMemberRequest, type AddMemberResponse, type Assignments, type AssignmentsRequest, type ErrorBody, type HeartbeatRequest, type HeartbeatResponse, type JoinRequest, type JoinResponse, type RenewRequest, type RenewResponse, type TaskLogLine, type TaskLogsRequest, type TableEntriesRequest, type TaskStatusRequest } from './cluster-protocol.js';
 
 const MAX_BODY_BYTES = 256 * 1024;
 
@@ -33,6 +33,7 @@ export interface ClusterHandlers {
   /** `signal` fires when the node goes away */
   assignments(nodeId: string, req: AssignmentsRequest, signal: AbortSignal): Promise<Assignments>;
   taskStatus(nodeId: string, req: TaskStatusRequest): Promise<void>;
+  tableEntries(nodeId: string, req: TableEntriesRequest): Promise<void>;
 }
 
 export interface ServerCredentials {
@@ -70,6 +71,7 @@ export class ClusterServer {
             [`POST ${CLUSTER_PATHS.addMember}`]: { access: 'manager', run: (n, body) => m.addMember(n!, body as AddMemberRequest) },
             [`POST ${CLUSTER_PATHS.assignments}`]: { access: 'node', run: (n, body, req) => m.assignments(n!.nodeId, body as AssignmentsRequest, goneSignal(req)) },
             [`POST ${CLUSTER_PATHS.taskStatus}`]: { access: 'node', run: (n, body) => m.taskStatus(n!.nodeId, body as TaskStatusRequest) },
+            [`POST ${CLUSTER_PATHS.tableEntries}`]: { access: 'node', run: (n, body) => m.tableEntries(n!.nodeId, body as TableEntriesRequest) },
           } satisfies Record<string, Route>),
     };
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {

@@ -7,7 +7,8 @@ export interface NetworkBackend {
   /** The networks the filters keep, with their endpoints: on a swarm manager the swarm's too. */
   list(filters: FilterArgs): Promise<NetworkView[]>;
   /** By full ID, name or ID prefix; a scope keeps the networks of that scope only. */
-  inspect(term: string, scope: string): Promise<NetworkView>;
+  /** `verbose`: a swarm network's Services too */
+  inspect(term: string, scope: string, verbose: boolean): Promise<NetworkView>;
   /** The body as sent: decoded and checked as dockerd does. */
   create(body: unknown): Promise<{ id: string; warning: string }>;
   /** The record, then its bridge, rules and DNS server; a swarm network is the swarm's to remove. */

@@ -7,7 +7,7 @@ import type { IPAMConfig, Network, NetworkContainer } from '../../types/network.
  * A network as dockerd shows it; `withContainers` false leaves Containers empty, as dockerd's list
  * from 1.28; a swarm network as the managers list it has none (null).
  */
-export function toNetwork({ network: n, endpoints }: NetworkView, withContainers: boolean): Network {
+export function toNetwork({ network: n, endpoints, services }: NetworkView, withContainers: boolean): Network {
   const containers: Record<string, NetworkContainer> = {};
   if (withContainers && endpoints !== undefined) {
     for (const e of endpoints) {
@@ -36,6 +36,7 @@ export function toNetwork({ network: n, endpoints }: NetworkView, withContainers
     Containers: endpoints === undefined ? null : containers,
     Options: n.options,
     Labels: n.labels,
+    ...(services !== undefined ? { Services: services } : {}),
   };
 }
 
