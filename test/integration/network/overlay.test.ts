@@ -150,6 +150,18 @@ describe('overlay data plane across two nodes', () => {
     }
   });
 
+  it('makes again a network a killed berthd left half made', async () => {
+    const [a] = nodes;
+    // killed between the device's creation and its move, then before the device was made at all
+    execIn(a.netns, 'ip', ['link', 'add', VXLAN, 'type', 'vxlan', 'id', '4097', 'local', a.underlay, 'dstport', '4789']);
+    createTestNetns(`overlay-a/${SANDBOX}`);
+    await a.plane.ensureNetwork(NETWORK);
+    assert.deepEqual(links(`${a.dir}/${SANDBOX}`).sort(), ['br0', 'lo', VXLAN]);
+    assert.deepEqual(links(a.netns).sort(), ['lo', 'under0']);
+    await a.plane.removeNetwork(NETWORK.id);
+    assert.deepEqual(await listNetns(a.dir), []);
+  });
+
   it('after a restart, keeps the networks still wanted and removes the others', async () => {
     const [a] = nodes;
     await a.plane.ensureNetwork(NETWORK);
