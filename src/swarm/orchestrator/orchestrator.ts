@@ -1,11 +1,14 @@
 // The leader's orchestration: one loop over the services, their tasks and the nodes (a pass after
 // each change and each period, reconcile-loop.ts), which plans each service's tasks
-// (plan-service.ts), removes the tasks of services gone and reaps old ones (task-reaper.ts), then
-// places the tasks that wait for a node (scheduler.ts). Every write compares versions: a pass
+// (plan-service.ts), removes the tasks of services gone and reaps old ones (task-reaper.ts), gives
+// the tasks that wait for a node their addresses (allocator/plan-allocation.ts), then places them
+// (scheduler.ts). Every write compares versions: a pass
 // that lost a race to an agent's report or an API call runs again.
 import type { Logger } from 'pino';
 import { nowNanos } from '../../lib/timestamp.js';
 import type { ClusterState, Versioned } from '../cluster/cluster-state.js';
+import { planAllocation } from '../allocator/plan-allocation.js';
+import { networks } from '../networks/network-control.js';
 import { ReconcileLoop } from '../manager/reconcile-loop.js';
 import type { TaskRecord } from '../services/service-records.js';
 import type { ServiceState, TaskWrite } from '../services/service-state.js';
@@ -52,6 +55,9 @@ async function pass(services: ServiceState, lastBatch: Map<string, number>, loop
   }
   const now = await services.tasks();
   await write(planReaping(now, nodes, cluster.value.spec.taskHistoryRetentionLimit, nowNs));
-  // each placement on its own: one task's stale version holds no other back
+  // each allocation and placement on its own: one task's stale version holds no other back
+  const swarmNetworks = new Map((await networks(state)).map((n) => [n.value.id, n]));
+  const byId = new Map(all.map((s) => [s.value.id, s.value]));
+  for (const w of planAllocation(await services.tasks(), byId, swarmNetworks, await services.heldAllocations(), nowNanos())) await write([w]);
   for (const w of planScheduling(await services.tasks(), nodeList.map((n) => n.value), nowNanos())) await write([w]);
 }

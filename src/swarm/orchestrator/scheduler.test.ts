@@ -39,6 +39,7 @@ function task(serviceId: string, state: TaskState, spec: Partial<TaskSpec> = {},
       spec: { ContainerSpec: { Image: 'busybox', Isolation: 'default' }, ForceUpdate: 0, ...spec },
       status: { timestamp: '2026-11-26T10:00:00Z', state, message: '' },
       desiredState: 'running',
+      networks: [],
     },
   };
 }
@@ -46,6 +47,12 @@ function task(serviceId: string, state: TaskState, spec: Partial<TaskSpec> = {},
 const placed = (writes: TaskWrite[]) => writes.map((w) => ('put' in w ? [w.put.id, w.put.status.state, w.put.nodeId, w.put.status.err ?? ''] : []));
 
 describe('planScheduling', () => {
+  it('waits for the allocator to give a task its addresses', () => {
+    const unallocated = task('s', 'new');
+    delete unallocated.value.networks;
+    assert.deepEqual(planScheduling([unallocated], [node('n1')], NOW), []);
+  });
+
   it('spreads a service over the nodes with the fewest of its tasks', () => {
     const tasks = [task('s', 'new'), task('s', 'new'), task('s', 'new')];
     const writes = planScheduling(tasks, [node('a'), node('b'), node('c')], NOW);

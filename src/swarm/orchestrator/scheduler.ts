@@ -1,4 +1,4 @@
-// The scheduler, as swarmkit's: each new or pending task that should run gets a node that passes
+// The scheduler, as swarmkit's: each allocated task that should run gets a node that passes
 // its filters (ready and active, resources left for its reservations, its constraints, its
 // platform, its host-mode ports free, MaxReplicas), spread over the values of its placement
 // preferences' labels, then over the nodes with the fewest of its service's tasks, then the
@@ -39,7 +39,8 @@ export function planScheduling(tasks: ReadonlyArray<Versioned<TaskRecord>>, node
   const loads = new Map(nodes.map((node) => [node.id, { node, nanoCpus: 0, memoryBytes: 0, total: 0, byService: new Map<string, number>(), hostPorts: new Set<string>() } satisfies NodeLoad]));
   for (const { value: t } of tasks) if (t.nodeId !== '' && isPlaced(t)) addLoad(loads.get(t.nodeId), t);
   const writes: TaskWrite[] = [];
-  const waiting = tasks.filter((t) => (t.value.status.state === 'new' || t.value.status.state === 'pending') && (t.value.desiredState === 'running' || t.value.desiredState === 'ready' || t.value.desiredState === 'complete'));
+  // only tasks the allocator has given their addresses
+  const waiting = tasks.filter((t) => t.value.networks !== undefined && (t.value.status.state === 'new' || t.value.status.state === 'pending') && (t.value.desiredState === 'running' || t.value.desiredState === 'ready' || t.value.desiredState === 'complete'));
   waiting.sort((a, b) => a.value.createdAt.localeCompare(b.value.createdAt));
   const at = formatRfc3339Nano(nowNs);
   for (const { value: t, version } of waiting) {

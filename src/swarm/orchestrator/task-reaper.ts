@@ -1,8 +1,9 @@
 // swarmkit's task reaper: tasks asked to be removed go once they have stopped (or never started,
 // or their node is gone or down), and each slot keeps TaskHistoryRetentionLimit tasks at most,
 // its oldest stopped ones deleted first. And its dispatcher's rule for the tasks of a node down
-// for 24 hours: they are `orphaned`.
+// for 24 hours: they are `orphaned`. A task deleted gives its addresses back.
 import { formatRfc3339Nano } from '../../lib/timestamp.js';
+import { taskAddressKeys } from '../allocator/plan-allocation.js';
 import type { Versioned } from '../cluster/cluster-state.js';
 import type { NodeRecord } from '../cluster/records.js';
 import { hasEnded, stateRank, type TaskRecord } from '../services/service-records.js';
@@ -21,7 +22,7 @@ export function planReaping(tasks: ReadonlyArray<Versioned<TaskRecord>>, nodes: 
   for (const task of tasks) {
     const t = task.value;
     if (t.desiredState === 'remove' && gone(t)) {
-      writes.push({ delete: t.id, version: task.version });
+      writes.push({ delete: t.id, version: task.version, release: taskAddressKeys(t) });
       continue;
     }
     kept.push(task);
@@ -41,7 +42,7 @@ export function planReaping(tasks: ReadonlyArray<Versioned<TaskRecord>>, nodes: 
   for (const slot of slots.values()) {
     if (slot.length <= retention) continue;
     const stopped = slot.filter((t) => hasEnded(t.value.status.state) && (t.value.desiredState === 'shutdown' || t.value.desiredState === 'remove')).sort((a, b) => a.value.createdAt.localeCompare(b.value.createdAt));
-    for (const t of stopped.slice(0, slot.length - retention)) writes.push({ delete: t.value.id, version: t.version });
+    for (const t of stopped.slice(0, slot.length - retention)) writes.push({ delete: t.value.id, version: t.version, release: taskAddressKeys(t.value) });
   }
   return writes;
 }

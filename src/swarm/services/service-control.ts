@@ -6,15 +6,20 @@
 // swarm networks' IDs, and the secrets and configs it names must exist.
 import { EngineError, invalidParameter } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
-import { decode, type Versioned } from '../cluster/cluster-state.js';
+import { allocateEndpoint, type Endpoint } from '../allocator/endpoint-allocation.js';
+import { checkPortConflicts } from '../allocator/port-allocation.js';
+import { decode, updateOutOfSequence, type Versioned } from '../cluster/cluster-state.js';
 import { newSwarmId } from '../ids.js';
-import { resolveServiceNetworks, type LocalNetworks } from '../networks/network-control.js';
+import { networks, resolveServiceNetworks, type LocalNetworks } from '../networks/network-control.js';
 import { prefixOf, type SecretRecord } from '../objects/secret-records.js';
-import type { ServiceRecord, TaskRecord } from './service-records.js';
+import { serviceNameKey, type ServiceRecord, type TaskRecord } from './service-records.js';
 import { decodeServiceSpec, type ServiceBehaviours } from './service-spec.js';
 import { validateServiceSpec } from './service-validation.js';
-import { serviceNotFound, type ServiceState } from './service-state.js';
-import type { PortConfig, ServiceMode, ServiceSpec } from './service-types.js';
+import { serviceNotFound, type Claims, type ServiceState } from './service-state.js';
+import type { ServiceMode, ServiceSpec } from './service-types.js';
+
+/** how often a create or update is tried again when another manager allocated meanwhile */
+const ALLOCATION_ATTEMPTS = 5;
 
 function invalidArgument(message: string): EngineError {
   return new EngineError('invalidParameter', `rpc error: code = InvalidArgument desc = ${message}`);
@@ -32,19 +37,26 @@ export interface ServiceRequest {
 export async function createService(services: ServiceState, req: ServiceRequest, localNetworks: LocalNetworks): Promise<{ id: string; warnings: string[] }> {
   const spec = await resolveServiceNetworks(services.cluster, decodeServiceSpec(req.body, req.api), localNetworks);
   validateServiceSpec(spec);
-  await checkReferences(services, spec);
-  const now = formatRfc3339Nano(nowNanos());
-  const record: ServiceRecord = {
-    id: newSwarmId(),
-    createdAt: now,
-    updatedAt: now,
-    spec,
-    endpoint: endpointOf(spec),
-    ...(req.registryAuth !== undefined && req.registryAuth !== '' ? { registryAuth: req.registryAuth } : {}),
-    ...(isJob(spec.Mode) ? { jobStatus: { iteration: 0, lastExecution: now } } : {}),
-  };
-  if (!(await services.createService(record))) throw new EngineError('conflict', `rpc error: code = AlreadyExists desc = name conflicts with an existing object: service ${spec.Name} already exists`);
-  return { id: record.id, warnings: [] };
+  const id = newSwarmId();
+  for (let attempt = 0; attempt < ALLOCATION_ATTEMPTS; attempt++) {
+    const { endpoint, claims } = await allocate(services, spec, id, undefined);
+    if (attempt === 0) await checkReferences(services, spec);
+    const now = formatRfc3339Nano(nowNanos());
+    const record: ServiceRecord = {
+      id,
+      createdAt: now,
+      updatedAt: now,
+      spec,
+      endpoint,
+      ...(req.registryAuth !== undefined && req.registryAuth !== '' ? { registryAuth: req.registryAuth } : {}),
+      ...(isJob(spec.Mode) ? { jobStatus: { iteration: 0, lastExecution: now } } : {}),
+    };
+    if (await services.createService(record, claims)) return { id, warnings: [] };
+    if ((await services.cluster.call(() => services.cluster.store.get(serviceNameKey(spec.Name)))) !== undefined) {
+      throw new EngineError('conflict', `rpc error: code = AlreadyExists desc = name conflicts with an existing object: service ${spec.Name} already exists`);
+    }
+  }
+  throw updateOutOfSequence();
 }
 
 /** By ID, then name, then ID prefix, as dockerd's getService looks. */
@@ -79,7 +91,7 @@ export async function updateService(services: ServiceState, input: string, req: 
   let next: ServiceRecord;
   if (req.rollback === 'previous') {
     if (current.previousSpec === undefined) throw new EngineError('invalidParameter', `rpc error: code = FailedPrecondition desc = service ${current.id} does not have a previous spec`);
-    next = { ...current, updatedAt: now, spec: current.previousSpec, previousSpec: current.spec, endpoint: endpointOf(current.previousSpec, current.endpoint.ports), updateStatus: { state: 'rollback_started', startedAt: now, message: 'manually requested rollback' } };
+    next = { ...current, updatedAt: now, spec: current.previousSpec, previousSpec: current.spec, updateStatus: { state: 'rollback_started', startedAt: now, message: 'manually requested rollback' } };
   } else {
     const spec = await resolveServiceNetworks(services.cluster, decodeServiceSpec(req.body, req.api), localNetworks);
     validateServiceSpec(spec);
@@ -87,15 +99,20 @@ export async function updateService(services: ServiceState, input: string, req: 
     if (spec.Name !== current.spec.Name) throw new EngineError('notImplemented', 'rpc error: code = Unimplemented desc = renaming services is not supported');
     await checkReferences(services, spec);
     // a new spec starts a new update: a paused one's status goes
-    next = { ...current, updatedAt: now, spec, previousSpec: current.spec, endpoint: endpointOf(spec, current.endpoint.ports) };
+    next = { ...current, updatedAt: now, spec, previousSpec: current.spec };
     delete next.updateStatus;
     // a job runs again with each update
     if (isJob(spec.Mode)) next.jobStatus = { iteration: (current.jobStatus?.iteration ?? 0) + 1, lastExecution: now };
   }
   const auth = req.registryAuth !== undefined && req.registryAuth !== '' ? req.registryAuth : req.registryAuthFrom === 'previous-spec' ? current.registryAuth : undefined;
   if (auth !== undefined) next.registryAuth = auth;
-  await services.putService(req.version, next);
-  return { warnings: [] };
+  // another manager's allocation meanwhile: again, as long as the service is still at the version asked
+  for (let attempt = 0; attempt < ALLOCATION_ATTEMPTS; attempt++) {
+    const { endpoint, claims } = await allocate(services, next.spec, current.id, current.endpoint);
+    if (await services.putService(req.version, { ...next, endpoint }, claims)) return { warnings: [] };
+    if ((await services.service(current.id))?.version !== req.version) break;
+  }
+  throw updateOutOfSequence();
 }
 
 export async function removeService(services: ServiceState, input: string): Promise<void> {
@@ -131,16 +148,14 @@ async function checkReferences(services: ServiceState, spec: ServiceSpec): Promi
 }
 
 /**
- * The endpoint: its spec, and the ports as asked, a published port the service had kept across
- * updates. Ingress ports are the routing mesh's (not yet: they are shown, not bound); virtual IPs
- * are the overlay networks' (not yet either).
+ * The endpoint as swarmkit's allocator makes it (endpoint-allocation.ts), once the ports asked for
+ * pass controlapi's conflict check. Ingress ports are the routing mesh's and virtual IPs the
+ * overlay networks' (neither is there yet: they are allocated and shown, not bound).
  */
-function endpointOf(spec: ServiceSpec, previous: readonly PortConfig[] = []): ServiceRecord['endpoint'] {
-  const ports = (spec.EndpointSpec?.Ports ?? []).map((port) => {
-    const kept = previous.find((q) => q.TargetPort === port.TargetPort && q.Protocol === port.Protocol && q.PublishMode === port.PublishMode);
-    return (port.PublishedPort ?? 0) === 0 && kept !== undefined ? { ...port, PublishedPort: kept.PublishedPort } : port;
-  });
-  return { ...(spec.EndpointSpec !== undefined ? { spec: spec.EndpointSpec } : {}), ports, virtualIps: [] };
+async function allocate(services: ServiceState, spec: ServiceSpec, id: string, previous: Endpoint | undefined): Promise<{ endpoint: Endpoint; claims: Claims }> {
+  const [all, held, swarmNetworks] = await Promise.all([services.services(), services.heldAllocations(), networks(services.cluster)]);
+  checkPortConflicts(spec.EndpointSpec?.Ports ?? [], id, all.map((s) => s.value));
+  return allocateEndpoint(spec, previous, new Map(swarmNetworks.map((n) => [n.value.id, n.value])), held);
 }
 
 function modeName(mode: ServiceMode): string {

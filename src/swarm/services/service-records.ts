@@ -3,6 +3,7 @@
 // A service's spec is kept as the client sent it (service-types.ts); a task keeps the task spec it
 // was made from, and one that differs from the service's now is outdated (swarmkit's IsTaskDirty).
 import type { LogDriverSpec } from '../cluster/records.js';
+import type { SwarmNetworkRecord } from '../networks/network-records.js';
 import type { EndpointSpec, PortConfig, ServiceSpec, TaskSpec } from './service-types.js';
 
 export const SERVICES = '/services/';
@@ -99,6 +100,16 @@ export interface TaskRecord {
   runningAt?: string;
   /** the swarm's default log driver (TaskDefaults) when the task spec names none, as swarmkit's Task.LogDriver */
   logDriver?: LogDriverSpec;
+  /** its networks and its address on each, given before it is scheduled; none until then */
+  networks?: TaskAttachment[];
+}
+
+/** A network as it was when the task's address was given (swarmkit keeps that copy in the task), its version then, the address. */
+export interface TaskAttachment {
+  network: SwarmNetworkRecord;
+  version: number;
+  /** "10.0.1.5/24" */
+  addresses: string[];
 }
 
 /** A task made from another spec than its service's now (swarmkit's IsTaskDirty): the updater replaces it. */

@@ -6,7 +6,7 @@ import type { Route } from '../../router.js';
 import { headerOf } from '../image/image-create.js';
 import type { ServiceBackend, SwarmBackend } from './backend.js';
 import { swarmLogs } from './swarm-logs.js';
-import { serviceToApi, taskToApi, toConfig, toNode, toSecret, toSwarm } from './to-api.js';
+import { networkAttachments, serviceToApi, taskToApi, toConfig, toNode, toSecret, toSwarm } from './to-api.js';
 import type { ObjectView } from '../../../swarm/objects/secret-control.js';
 import type { ObjectKind } from '../../../swarm/objects/secret-records.js';
 
@@ -185,7 +185,7 @@ function serviceRoutes(services: ServiceBackend): Route[] {
       operationId: 'TaskList',
       method: 'GET',
       path: '/tasks',
-      handle: async (ctx) => ctx.json((await services.listTasks(FilterArgs.fromJson(ctx.query.get('filters')))).map((t) => taskToApi(t.value, t.version))),
+      handle: async (ctx) => ctx.json((await services.listTasks(FilterArgs.fromJson(ctx.query.get('filters')))).map((t) => taskToApi(t.value, t.version, { networks: networkAttachments(t.value) }))),
     },
     {
       operationId: 'TaskInspect',
@@ -193,7 +193,7 @@ function serviceRoutes(services: ServiceBackend): Route[] {
       path: '/tasks/{id}',
       handle: async (ctx) => {
         const { value, version } = await services.inspectTask(ctx.params.id!);
-        ctx.json(taskToApi(value, version));
+        ctx.json(taskToApi(value, version, { networks: networkAttachments(value) }));
       },
     },
   ];

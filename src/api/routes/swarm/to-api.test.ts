@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { ServiceRecord, TaskRecord } from '../../../swarm/services/service-records.js';
 import type { EndpointSpec } from '../../../swarm/services/service-types.js';
 import type { NetworkAttachment, Service, ServiceStatus, Task } from '../../types/swarm.js';
-import { serviceToApi, taskToApi } from './to-api.js';
+import { networkAttachments, serviceToApi, taskToApi } from './to-api.js';
 
 // Services and tasks as the reference engine wrote them (GET /services/{id}, with insertDefaults,
 // GET /tasks/{id}, GET /services?status=true): each is made a record again, with every object's
@@ -112,5 +112,19 @@ describe('taskToApi', () => {
       DesiredState: 'shutdown',
     };
     assert.equal(JSON.stringify(taskToApi(taskRecord(wire), 3)), JSON.stringify(wire));
+  });
+
+  it("shows a task's network as dockerd does, as it was when the task's address was given", () => {
+    const wire = created.map((c) => c.task).filter((t) => t !== undefined).map((t) => JSON.parse(t) as Task).find((t) => t.NetworksAttachments?.length === 1)!;
+    const network = {
+      id: 'qz1uwisg74kq3fj3yj06ew3dg',
+      createdAt: '2026-11-26T10:56:43.168379256Z',
+      updatedAt: '2026-11-26T10:56:43.169018546Z',
+      spec: { name: 'ov', labels: {}, options: {}, internal: false, attachable: false, enableIPv6: false, ipam: { options: {}, entries: [] } },
+      pools: [{ subnet: '10.0.1.0/24', gateway: '10.0.1.1' }],
+      vxlanId: 4097,
+    };
+    const record = { ...taskRecord(wire), networks: [{ network, version: 1237, addresses: ['10.0.1.10/24'] }] };
+    assert.equal(JSON.stringify(networkAttachments(record)), JSON.stringify(wire.NetworksAttachments));
   });
 });

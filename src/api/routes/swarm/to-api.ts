@@ -6,9 +6,10 @@ import type { SwarmView } from '../../../swarm/manager/cluster-control.js';
 import type { SwarmInfo as SwarmInfoView } from '../../../swarm/swarm-service.js';
 import type { TlsInfoView } from '../../../swarm/ca/swarm-ca.js';
 import type { ClusterRecord, SwarmSpec as SpecRecord } from '../../../swarm/cluster/records.js';
-import type { ClusterInfo, Config, NetworkAttachment, Node, Secret, Service, ServiceStatus, Swarm, SwarmInfo, SwarmSpec, Task, TLSInfo } from '../../types/swarm.js';
+import type { ClusterInfo, Config, NetworkAttachment, Node, Secret, Service, ServiceStatus, Swarm, SwarmInfo, SwarmNetwork, SwarmSpec, Task, TLSInfo } from '../../types/swarm.js';
 import type { ObjectView } from '../../../swarm/objects/secret-control.js';
 import type { ServiceRecord, TaskRecord } from '../../../swarm/services/service-records.js';
+import type { SwarmNetworkRecord } from '../../../swarm/networks/network-records.js';
 import type { ContainerSpec, EndpointSpec, FileTarget, Mount, PortConfig, ServiceSpec, TaskSpec, UpdateConfig } from '../../../swarm/services/service-types.js';
 
 export function toSwarm(view: SwarmView): Swarm {
@@ -174,6 +175,43 @@ export function taskToApi(record: TaskRecord, version: number, opts: { networks?
     DesiredState: record.desiredState,
     ...(opts.networks !== undefined && opts.networks.length > 0 ? { NetworksAttachments: opts.networks } : {}),
     ...(record.jobIteration !== undefined ? { JobIteration: iteration(record.jobIteration) } : {}),
+  };
+}
+
+/** what swarmkit's allocator adds to a network's driver and IPAM options, as network-records.ts's networkView shows them */
+const VXLAN_OPTION = 'com.docker.network.driver.overlay.vxlanid_list';
+const SERIAL_IPAM_OPTION = 'com.docker.network.ipam.serial';
+
+/** A task's networks as dockerd shows them: each network as it was when the task's address was given, and the address. */
+export function networkAttachments(record: TaskRecord): NetworkAttachment[] {
+  return (record.networks ?? []).map((a) => ({ Network: swarmNetwork(a.network, a.version), Addresses: a.addresses }));
+}
+
+/** A swarm network as swarmkit's object, which a task's attachment carries (not as the network area shows networks). */
+function swarmNetwork(n: SwarmNetworkRecord, version: number): SwarmNetwork {
+  const options = (o: Record<string, string>) => (Object.keys(o).length > 0 ? { Options: o } : {});
+  const configs = (list: Array<{ Subnet: string; Range: string; Gateway: string }>) => {
+    const shown = list.map((c) => Object.fromEntries(Object.entries(c).filter(([, v]) => v !== '')));
+    return shown.length > 0 ? { Configs: shown } : {};
+  };
+  const ipamOptions = n.spec.ipam.options;
+  return {
+    ID: n.id,
+    Version: { Index: version },
+    CreatedAt: n.createdAt,
+    UpdatedAt: n.updatedAt,
+    Spec: {
+      Name: n.spec.name,
+      Labels: n.spec.labels,
+      DriverConfiguration: { Name: 'overlay', ...options(n.spec.options) },
+      ...(n.spec.enableIPv6 ? { IPv6Enabled: true } : {}),
+      ...(n.spec.internal ? { Internal: true } : {}),
+      ...(n.spec.attachable ? { Attachable: true } : {}),
+      IPAMOptions: { Driver: { Name: 'default', ...options(n.spec.ipam.options) }, ...configs(n.spec.ipam.entries.map((e) => ({ Subnet: e.subnet, Range: e.ipRange, Gateway: e.gateway }))) },
+      Scope: 'swarm',
+    },
+    DriverState: { Name: 'overlay', Options: { ...n.spec.options, [VXLAN_OPTION]: String(n.vxlanId) } },
+    IPAMOptions: { Driver: { Name: 'default', ...options(Object.keys(ipamOptions).length > 0 ? { [SERIAL_IPAM_OPTION]: 'true', ...ipamOptions } : {}) }, ...configs(n.pools.map((p) => ({ Subnet: p.subnet, Range: p.ipRange ?? '', Gateway: p.gateway }))) },
   };
 }
 
