@@ -46,7 +46,7 @@ export interface TaskContainerRequest extends TaskContainerInput {
   secrets: readonly TaskFile[];
   configs: readonly TaskFile[];
   /** the swarm networks the task joins (the first is its network mode), and its names on each */
-  networks: ReadonlyArray<{ network: NetworkRecord; aliases: string[] }>;
+  networks: ReadonlyArray<{ network: NetworkRecord; aliases: string[]; address?: string }>;
 }
 
 /** What the agent reports of a task's container (swarmkit's ContainerStatus and PortStatus). */
@@ -92,7 +92,8 @@ export function taskContainers(deps: TaskContainersDeps) {
       const layers = { id: image.id, topLayer: image.topLayer, layerDirs: images.layerDirs(image) };
       // the executor connects a task's other networks right after its create: the record ends the same
       const networkIds = req.networks.map((n) => n.network.id);
-      if (networkIds.length > 0) normalized.networkingConfig = { EndpointsConfig: Object.fromEntries(req.networks.map((n) => [n.network.id, { Aliases: n.aliases }])) };
+      // the address the swarm gave the task on each network, so that it is the same on every node's view
+      if (networkIds.length > 0) normalized.networkingConfig = { EndpointsConfig: Object.fromEntries(req.networks.map((n) => [n.network.id, { Aliases: n.aliases, ...(n.address !== undefined ? { IPAMConfig: { IPv4Address: n.address } } : {}) }])) };
       const id = await serially(async () => {
         for (const { network } of req.networks) await deps.networks.ensurePlaceholder(network);
         return service.create({ name, image: layers, ...normalized, taskFiles: files });

@@ -147,7 +147,8 @@ export class TaskAgent {
       networks: (t.spec.Networks ?? []).map((n) => {
         const network = a.networks.find((x) => x.id === n.Target);
         if (network === undefined) throw new Error(`network ${n.Target} not found`);
-        return { network, aliases: [t.serviceAnnotations.name, ...(n.Aliases ?? [])] };
+        const address = t.networks?.find((a) => a.network.id === n.Target)?.addresses[0]?.split('/')[0];
+        return { network, aliases: [t.serviceAnnotations.name, ...(n.Aliases ?? [])], ...(address !== undefined ? { address } : {}) };
       }),
     };
   }

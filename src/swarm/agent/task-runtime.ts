@@ -18,6 +18,8 @@ export interface TaskNetwork {
   network: NetworkRecord;
   /** the service's name, then the attachment's aliases */
   aliases: string[];
+  /** the task's address on it, as the managers' allocator gave it (no prefix length) */
+  address?: string;
 }
 
 export interface TaskContainerRequest {
