@@ -123,7 +123,7 @@ if (netns === undefined) {
       assert.deepEqual(warnings, []);
       const secretsDir = path.join(execRoot, 'secrets', id);
       assert.deepEqual(tasks.list('com.docker.swarm.task.id'), [{ id, labels: { app: 'web', 'com.docker.swarm.task': '', 'com.docker.swarm.task.id': 'tid1', 'com.docker.swarm.service.name': 'web' } }]);
-      assert.deepEqual(tasks.inspect(id), { running: false, pid: 0, exitCode: 0, error: '', startedAt: '0001-01-01T00:00:00Z', finishedAt: '0001-01-01T00:00:00Z', ports: [] });
+      assert.deepEqual(tasks.inspect(id), { running: false, pid: 0, exitCode: 0, error: '', startedAt: '0001-01-01T00:00:00Z', finishedAt: '0001-01-01T00:00:00Z', ports: [], endpoints: [] });
 
       await tasks.start(id);
       const ended = tasks.wait(id);
