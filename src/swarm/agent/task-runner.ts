@@ -5,7 +5,7 @@
 // a task removed from the node's assignments takes its container with it.
 import type { Logger } from 'pino';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
-import { hasEnded, stateRank, type ContainerStatus, type TaskRecord, type TaskState, type TaskStatus } from '../services/service-records.js';
+import { hasEnded, stateRank, taskName, type ContainerStatus, type TaskRecord, type TaskState, type TaskStatus } from '../services/service-records.js';
 import type { FileDelivery, TaskNetwork, TaskRuntime } from './task-runtime.js';
 import { encodeEndpointRecord } from '../endpoint-record.js';
 import { ENDPOINT_TABLE } from '../endpoints/network-tables.js';
@@ -95,7 +95,7 @@ export class TaskRunner {
         if (error !== undefined) throw new Error(error);
         await runtime.pull(image, t.registryAuth);
         const logDriver = logDriverOf(t);
-        this.containerId ??= (await runtime.create({ name: this.containerName(), labels: this.labels(), spec: t.spec, hostPorts: (t.endpoint?.ports ?? []).filter((p) => p.PublishMode === 'host'), secrets, configs, networks, ...(logDriver !== undefined ? { logDriver } : {}) })).id;
+        this.containerId ??= (await runtime.create({ name: taskName(this.task), labels: this.labels(), spec: t.spec, hostPorts: (t.endpoint?.ports ?? []).filter((p) => p.PublishMode === 'host'), secrets, configs, networks, ...(logDriver !== undefined ? { logDriver } : {}) })).id;
       } catch (err) {
         return this.report('rejected', 'preparing', (err as Error).message);
       }
@@ -144,7 +144,7 @@ export class TaskRunner {
     if (live === undefined || !live.running) return [];
     const attachments = new Map((t.spec.Networks ?? []).map((n) => [n.Target, n]));
     const hostname = t.spec.ContainerSpec?.Hostname ?? '';
-    const name = this.containerName();
+    const name = taskName(this.task);
     return live.endpoints
       .filter((e) => attachments.has(e.networkId))
       .map((e) => {
@@ -180,12 +180,6 @@ export class TaskRunner {
     this.deps.report(this.task.id, status);
   }
 
-  /** dockerd's: `<service>.<slot>.<task>`, a global service's `<service>.<node>.<task>`. */
-  private containerName(): string {
-    const t = this.task;
-    return `${t.serviceAnnotations.name}.${t.slot === 0 ? t.nodeId : t.slot}.${t.id}`;
-  }
-
   private labels(): Record<string, string> {
     const t = this.task;
     return {
@@ -194,7 +188,7 @@ export class TaskRunner {
       'com.docker.swarm.service.name': t.serviceAnnotations.name,
       'com.docker.swarm.task': '',
       'com.docker.swarm.task.id': t.id,
-      'com.docker.swarm.task.name': this.containerName(),
+      'com.docker.swarm.task.name': taskName(this.task),
     };
   }
 }

@@ -6,7 +6,7 @@
 // environment), {{secret "target"}} and {{config "target"}} (another of the task's files). Go's
 // template language beyond these is not read: such a placeholder is an error, as Go's would be.
 import os from 'node:os';
-import type { TaskRecord } from '../services/service-records.js';
+import { taskName, type TaskRecord } from '../services/service-records.js';
 import type { AssignedObject } from '../transport/cluster-protocol.js';
 
 export interface TemplateContext {
@@ -34,7 +34,7 @@ function valueOf(expr: string, ctx: TemplateContext): string {
     '.Node.Platform.OS': 'linux',
     '.Node.Platform.Architecture': os.arch() === 'x64' ? 'x86_64' : os.arch(),
     '.Task.ID': t.id,
-    '.Task.Name': `${t.serviceAnnotations.name}.${t.slot === 0 ? t.nodeId : t.slot}.${t.id}`,
+    '.Task.Name': taskName(t),
     '.Task.Slot': String(t.slot === 0 ? t.nodeId : t.slot),
   };
   if (Object.hasOwn(fields, expr)) return fields[expr]!;

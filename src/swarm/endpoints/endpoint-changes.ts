@@ -13,8 +13,8 @@ import type { TableEvent } from './network-tables.js';
 export type EndpointChange = { kind: 'add' | 'remove' | 'disable' | 'enable'; networkId: string; endpointId: string; record: EndpointRecord };
 
 export function endpointChanges(event: TableEvent, log: Logger): EndpointChange[] {
-  const prev = readable(event, event.prev, log);
-  const now = readable(event, event.value, log);
+  const prev = readEndpointRecord(event, event.prev, log);
+  const now = readEndpointRecord(event, event.value, log);
   const change = (kind: EndpointChange['kind'], record: EndpointRecord): EndpointChange => ({ kind, networkId: event.networkId, endpointId: event.key, record });
   if (prev !== undefined && now !== undefined && equivalent(prev, now)) {
     if (prev.serviceDisabled === now.serviceDisabled) return [];
@@ -29,7 +29,8 @@ export function endpointChanges(event: TableEvent, log: Logger): EndpointChange[
   return out;
 }
 
-function readable(event: TableEvent, bytes: Uint8Array | undefined, log: Logger): EndpointRecord | undefined {
+/** The entry's record as consumers take it: undefined (and a log line) when unreadable, nameless or without a valid IP. */
+export function readEndpointRecord(event: Pick<TableEvent, 'networkId' | 'key'>, bytes: Uint8Array | undefined, log: Logger): EndpointRecord | undefined {
   if (bytes === undefined) return undefined;
   let record: EndpointRecord;
   try {

@@ -6,15 +6,15 @@
 // that lost a race to an agent's report or an API call runs again.
 import type { Logger } from 'pino';
 import { nowNanos } from '../../lib/timestamp.js';
-import type { ClusterState, Versioned } from '../cluster/cluster-state.js';
+import type { ClusterState } from '../cluster/cluster-state.js';
 import { planAllocation } from '../allocator/plan-allocation.js';
 import { networks } from '../networks/network-control.js';
 import { ReconcileLoop } from '../manager/reconcile-loop.js';
-import type { TaskRecord } from '../services/service-records.js';
 import type { ServiceState, TaskWrite } from '../services/service-state.js';
 import { planRemoval, planService } from './plan-service.js';
 import { planReaping } from './task-reaper.js';
 import { planScheduling } from './scheduler.js';
+import { groupBy } from '../../lib/group-by.js';
 
 export function orchestrator(services: ServiceState, periodMs: () => number, log: Logger): ReconcileLoop {
   /** when this leader last started a batch of each service's update: its Delay counts from then */
@@ -36,8 +36,7 @@ async function pass(services: ServiceState, lastBatch: Map<string, number>, loop
   const state: ClusterState = services.cluster;
   const [all, tasks, nodeList, cluster] = await Promise.all([services.services(), services.tasks(), state.nodes(), state.cluster()]);
   const nodes = new Map(nodeList.map((n) => [n.value.id, n.value]));
-  const byService = new Map<string, Array<Versioned<TaskRecord>>>();
-  for (const t of tasks) byService.set(t.value.serviceId, [...(byService.get(t.value.serviceId) ?? []), t]);
+  const byService = groupBy(tasks, (t) => t.value.serviceId);
   const nowNs = nowNanos();
   const write = async (writes: TaskWrite[], service?: Parameters<ServiceState['writeTasks']>[1]) => {
     if (!(await services.writeTasks(writes, service))) loop.passAgain();

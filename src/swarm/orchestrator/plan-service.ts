@@ -7,11 +7,12 @@
 import { formatRfc3339Nano } from '../../lib/timestamp.js';
 import type { Versioned } from '../cluster/cluster-state.js';
 import type { LogDriverSpec, NodeRecord } from '../cluster/records.js';
-import { hasEnded, isTaskDirty, type DesiredState, type ServiceRecord, type TaskRecord, type UpdateStatus } from '../services/service-records.js';
+import { hasEnded, isJob, isTaskDirty, type DesiredState, type ServiceRecord, type TaskRecord, type UpdateStatus } from '../services/service-records.js';
 import type { UpdateConfig } from '../services/service-types.js';
 import type { TaskWrite } from '../services/service-state.js';
 import { constraintsOf, nodeMeets } from './constraints.js';
 import { newTask } from './task-factory.js';
+import { groupBy } from '../../lib/group-by.js';
 
 const NS_PER_MS = 1_000_000;
 const DEFAULT_RESTART_DELAY_MS = 5000;
@@ -355,13 +356,8 @@ class ServicePlanner {
 
   /** Tasks grouped by slot (or node), oldest first in each. */
   private slotsOf(tasks: ReadonlyArray<Versioned<TaskRecord>>, key: (t: TaskRecord) => string): Map<string, Array<Versioned<TaskRecord>>> {
-    const slots = new Map<string, Array<Versioned<TaskRecord>>>();
     const sorted = [...tasks].sort((a, b) => a.value.createdAt.localeCompare(b.value.createdAt) || a.value.id.localeCompare(b.value.id));
-    for (const t of sorted) {
-      const k = key(t.value);
-      slots.set(k, [...(slots.get(k) ?? []), t]);
-    }
-    return slots;
+    return groupBy(sorted, (t) => key(t.value));
   }
 
   private isOutdated(t: TaskRecord): boolean {
@@ -376,8 +372,7 @@ class ServicePlanner {
   }
 
   private create(slot: number, nodeId: string): void {
-    const job = this.service.spec.Mode.ReplicatedJob !== undefined || this.service.spec.Mode.GlobalJob !== undefined;
-    this.created.push(newTask(this.service, slot, nodeId, this.input.nowNs + BigInt(this.created.length), job ? 'complete' : 'running', this.input.defaultLogDriver));
+    this.created.push(newTask(this.service, slot, nodeId, this.input.nowNs + BigInt(this.created.length), isJob(this.service.spec.Mode) ? 'complete' : 'running', this.input.defaultLogDriver));
   }
 
   private setDesired(t: Versioned<TaskRecord>, desired: DesiredState): void {

@@ -10,6 +10,7 @@ import type { NodeRecord } from '../cluster/records.js';
 import { hasEnded, type TaskRecord } from '../services/service-records.js';
 import type { TaskWrite } from '../services/service-state.js';
 import { constraintsOf, nodeMeets } from './constraints.js';
+import { groupBy } from '../../lib/group-by.js';
 
 const PENDING_MESSAGE = 'pending task scheduling';
 const ASSIGNED_MESSAGE = 'scheduler assigned task to node';
@@ -113,11 +114,7 @@ function choose(fit: NodeLoad[], t: TaskRecord): NodeLoad | undefined {
   for (const pref of t.spec.Placement?.Preferences ?? []) {
     const descriptor = pref.Spread?.SpreadDescriptor;
     if (descriptor === undefined) continue;
-    const groups = new Map<string, NodeLoad[]>();
-    for (const load of pool) {
-      const value = spreadValue(load.node, descriptor);
-      groups.set(value, [...(groups.get(value) ?? []), load]);
-    }
+    const groups = groupBy(pool, (load) => spreadValue(load.node, descriptor));
     const count = (g: NodeLoad[]) => g.reduce((sum, l) => sum + (l.byService.get(t.serviceId) ?? 0), 0);
     pool = [...groups.values()].sort((a, b) => count(a) - count(b))[0] ?? [];
   }

@@ -8,6 +8,7 @@ import type { Versioned } from '../cluster/cluster-state.js';
 import type { NodeRecord } from '../cluster/records.js';
 import { hasEnded, stateRank, type TaskRecord } from '../services/service-records.js';
 import type { TaskWrite } from '../services/service-state.js';
+import { groupBy } from '../../lib/group-by.js';
 
 const ORPHANED_AFTER_MS = 24 * 60 * 60 * 1000;
 
@@ -34,11 +35,7 @@ export function planReaping(tasks: ReadonlyArray<Versioned<TaskRecord>>, nodes: 
     }
   }
   if (retention < 0) return writes;
-  const slots = new Map<string, Array<Versioned<TaskRecord>>>();
-  for (const task of kept) {
-    const key = `${task.value.serviceId}/${task.value.slot === 0 ? task.value.nodeId : task.value.slot}`;
-    slots.set(key, [...(slots.get(key) ?? []), task]);
-  }
+  const slots = groupBy(kept, (task) => `${task.value.serviceId}/${task.value.slot === 0 ? task.value.nodeId : task.value.slot}`);
   for (const slot of slots.values()) {
     if (slot.length <= retention) continue;
     const stopped = slot.filter((t) => hasEnded(t.value.status.state) && (t.value.desiredState === 'shutdown' || t.value.desiredState === 'remove')).sort((a, b) => a.value.createdAt.localeCompare(b.value.createdAt));

@@ -12,11 +12,11 @@ import { decode, updateOutOfSequence, type Versioned } from '../cluster/cluster-
 import { newSwarmId } from '../ids.js';
 import { networks, resolveServiceNetworks, type LocalNetworks } from '../networks/network-control.js';
 import { prefixOf, type SecretRecord } from '../objects/secret-records.js';
-import { serviceNameKey, type ServiceRecord, type TaskRecord } from './service-records.js';
+import { isJob, modeName, serviceNameKey, type ServiceRecord, type TaskRecord } from './service-records.js';
 import { decodeServiceSpec, type ServiceBehaviours } from './service-spec.js';
 import { validateServiceSpec } from './service-validation.js';
 import { serviceNotFound, type Claims, type ServiceState } from './service-state.js';
-import type { ServiceMode, ServiceSpec } from './service-types.js';
+import type { ServiceSpec } from './service-types.js';
 
 /** how often a create or update is tried again when another manager allocated meanwhile */
 const ALLOCATION_ATTEMPTS = 5;
@@ -158,10 +158,3 @@ async function allocate(services: ServiceState, spec: ServiceSpec, id: string, p
   return allocateEndpoint(spec, previous, new Map(swarmNetworks.map((n) => [n.value.id, n.value])), held);
 }
 
-function modeName(mode: ServiceMode): string {
-  return mode.Global !== undefined ? 'global' : mode.ReplicatedJob !== undefined ? 'replicated-job' : mode.GlobalJob !== undefined ? 'global-job' : 'replicated';
-}
-
-function isJob(mode: ServiceMode): boolean {
-  return mode.ReplicatedJob !== undefined || mode.GlobalJob !== undefined;
-}

@@ -5,8 +5,7 @@
 // sorted by ID, as swarmkit's store lists them.
 import { EngineError, invalidParameter } from '../../errors.js';
 import type { FilterArgs } from '../../lib/filters.js';
-import { TASK_STATES, isTaskDirty, type ServiceRecord, type TaskRecord } from './service-records.js';
-import type { ServiceMode } from './service-types.js';
+import { TASK_STATES, isTaskDirty, modeName, taskName, type ServiceRecord, type TaskRecord } from './service-records.js';
 
 const SERVICE_FILTERS = new Set(['id', 'label', 'mode', 'name', 'runtime']);
 // _up-to-date is the CLI's, for its progress display: any value turns it on
@@ -68,21 +67,9 @@ export async function selectTasks(tasks: readonly TaskRecord[], filters: FilterA
   );
 }
 
-/** swarmkit's naming.Task: a task has no name of its own; a global one is named by its node. */
-function taskName(task: TaskRecord): string {
-  return `${task.serviceAnnotations.name}.${task.slot === 0 ? task.nodeId : task.slot}.${task.id}`;
-}
-
 /** The task was made from the service's current spec (the updater's notion of an outdated task). */
 function isUpToDate(task: TaskRecord, service: ServiceRecord | undefined): boolean {
   return service !== undefined && !isTaskDirty(task, service);
-}
-
-function modeName(mode: ServiceMode): string {
-  if (mode.Global !== undefined) return 'global';
-  if (mode.ReplicatedJob !== undefined) return 'replicated-job';
-  if (mode.GlobalJob !== undefined) return 'global-job';
-  return 'replicated';
 }
 
 /** dockerd's filters.Validate, with its capital I. */

@@ -4,7 +4,7 @@
 // was made from, and one that differs from the service's now is outdated (swarmkit's IsTaskDirty).
 import type { LogDriverSpec } from '../cluster/records.js';
 import type { SwarmNetworkRecord } from '../networks/network-records.js';
-import type { EndpointSpec, PortConfig, ServiceSpec, TaskSpec } from './service-types.js';
+import type { EndpointSpec, PortConfig, ServiceSpec, TaskSpec, ServiceMode } from './service-types.js';
 
 export const SERVICES = '/services/';
 export const TASKS = '/tasks/';
@@ -110,6 +110,23 @@ export interface TaskAttachment {
   version: number;
   /** "10.0.1.5/24" */
   addresses: string[];
+}
+
+/** A service's mode as dockerd names it (the `mode` filter, the mode-change check). */
+export function modeName(mode: ServiceMode): 'replicated' | 'global' | 'replicated-job' | 'global-job' {
+  if (mode.Global !== undefined) return 'global';
+  if (mode.ReplicatedJob !== undefined) return 'replicated-job';
+  if (mode.GlobalJob !== undefined) return 'global-job';
+  return 'replicated';
+}
+
+export function isJob(mode: ServiceMode): boolean {
+  return mode.ReplicatedJob !== undefined || mode.GlobalJob !== undefined;
+}
+
+/** swarmkit's naming.Task, its container's name: `<service>.<slot>.<task>`, a global service's `<service>.<node>.<task>`. */
+export function taskName(task: TaskRecord): string {
+  return `${task.serviceAnnotations.name}.${task.slot === 0 ? task.nodeId : task.slot}.${task.id}`;
 }
 
 /** A task made from another spec than its service's now (swarmkit's IsTaskDirty): the updater replaces it. */

@@ -7,6 +7,7 @@ import { formatGoFloat } from '../../lib/go-float.js';
 import { parseNormalizedReference } from '../../image/reference.js';
 import { goQuote } from '../../build/dockerfile/go-quote.js';
 import { parseConstraints } from './placement-constraints.js';
+import { isJob } from './service-records.js';
 import type { ContainerSpec, EndpointSpec, Resources, ServiceMode, ServiceSpec, TaskSpec, UpdateConfig } from './service-types.js';
 
 const NAME = /^[a-zA-Z0-9](?:[-_]*[A-Za-z0-9]+)*$/;
@@ -22,7 +23,7 @@ export function validateServiceSpec(spec: ServiceSpec): void {
   if (spec.Name.length > 63) throw invalidArgument('name must be 63 characters or fewer');
   validateTaskSpec(spec.TaskTemplate);
   validateMode(spec.Mode);
-  if (spec.Mode.ReplicatedJob !== undefined || spec.Mode.GlobalJob !== undefined) {
+  if (isJob(spec.Mode)) {
     if (spec.UpdateConfig !== undefined) throw invalidArgument('Jobs may not have an update config');
   } else {
     // the rollback config is never checked
