@@ -29,10 +29,10 @@ export interface ContainerNetworks {
   endpoints(containerId: string): EndpointRecord[];
   /** The host ports the container publishes while it runs. */
   ports(containerId: string): PortMapping[];
-  /** PLACEHOLDER until overlay networks exist: this node's stand-in bridge for a swarm network a task joins, made unless it is here. */
-  ensurePlaceholder(swarmNetwork: NetworkRecord): Promise<void>;
-  /** The stand-in goes (with its bridge) unless an endpoint is on it; no error for an ID that is none. */
-  dropPlaceholder(id: string): Promise<void>;
+  /** A swarm network a task joins, kept on this node unless it is here. */
+  joinSwarmNetwork(swarmNetwork: NetworkRecord): Promise<void>;
+  /** The swarm network goes from this node (with its overlay) unless an endpoint is on it; no error for an ID that is none. */
+  leaveSwarmNetwork(id: string): Promise<void>;
 }
 
 /** The network a term names, or undefined when none is found (a stopped container may name one not made yet). */

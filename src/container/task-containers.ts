@@ -5,9 +5,9 @@
 // inspected and removed by ID, its log read as `docker logs` reads it. The swarm's labels on each
 // container let the agent find its tasks' containers again after a restart (list), and wait again
 // on those that still run.
-// PLACEHOLDER until overlay networks exist: a task joins each swarm network through this node's
-// stand-in bridge for it (the network area's), made before the container and removed with the
-// last container that names it; the two run one at a time, so that neither undoes the other.
+// A task's swarm networks are kept on this node (the network area's record of each) from before
+// its container is made until the last container that names one is removed; the two run one at a
+// time, so that neither undoes the other.
 import type { Logger } from 'pino';
 import { EngineError } from '../errors.js';
 import type { NetworkRecord } from '../network/network-record.js';
@@ -33,7 +33,7 @@ export interface TaskContainersDeps {
   service: ContainerService;
   store: ContainerStore;
   images: ContainerImages;
-  networks: Pick<ContainerNetworks, 'ports' | 'endpoints' | 'ensurePlaceholder' | 'dropPlaceholder'>;
+  networks: Pick<ContainerNetworks, 'ports' | 'endpoints' | 'joinSwarmNetwork' | 'leaveSwarmNetwork'>;
   paths: ContainerPaths;
   limits: CreateLimits;
   dataRoot: string;
@@ -68,18 +68,18 @@ export interface TaskContainerState {
 
 export function taskContainers(deps: TaskContainersDeps) {
   const { service, images } = deps;
-  let placeholders: Promise<unknown> = Promise.resolve();
-  /** Runs `step` after the placeholder steps before it. */
+  let joins: Promise<unknown> = Promise.resolve();
+  /** Runs `step` after the joins and leaves before it. */
   const serially = <T>(step: () => Promise<T>): Promise<T> => {
-    const run = placeholders.then(step, step);
-    placeholders = run.catch(() => undefined);
+    const run = joins.then(step, step);
+    joins = run.catch(() => undefined);
     return run;
   };
-  /** The placeholders among these networks that no container names any more go. */
+  /** The swarm networks among these that no container names any more are left. */
   const dropUnused = (networkIds: readonly string[]) =>
     serially(async () => {
       const named = new Set(deps.store.all().flatMap(networksNamed));
-      for (const id of networkIds) if (!named.has(id)) await deps.networks.dropPlaceholder(id);
+      for (const id of networkIds) if (!named.has(id)) await deps.networks.leaveSwarmNetwork(id);
     });
   return {
     /** Makes the task's container from an image already here (the agent pulls first); dockerd's create warnings come back. */
@@ -95,7 +95,7 @@ export function taskContainers(deps: TaskContainersDeps) {
       // the address the swarm gave the task on each network, so that it is the same on every node's view
       if (networkIds.length > 0) normalized.networkingConfig = { EndpointsConfig: Object.fromEntries(req.networks.map((n) => [n.network.id, { Aliases: n.aliases, ...(n.address !== undefined ? { IPAMConfig: { IPv4Address: n.address } } : {}) }])) };
       const id = await serially(async () => {
-        for (const { network } of req.networks) await deps.networks.ensurePlaceholder(network);
+        for (const { network } of req.networks) await deps.networks.joinSwarmNetwork(network);
         return service.create({ name, image: layers, ...normalized, taskFiles: files });
       }).catch(async (err: unknown) => {
         await dropUnused(networkIds);
@@ -121,7 +121,7 @@ export function taskContainers(deps: TaskContainersDeps) {
       await service.stop(id, graceSeconds).catch(unless('notModified', 'notFound'));
     },
 
-    /** Kills and removes the container with its anonymous volumes and its task files, then the placeholders it alone named; one already gone is no error. */
+    /** Kills and removes the container with its anonymous volumes and its task files, then the swarm networks it alone named; one already gone is no error. */
     async remove(id: string): Promise<void> {
       const record = deps.store.byId(id);
       await service.remove(id, { force: true, removeVolumes: true }).catch(unless('notFound'));

@@ -19,6 +19,7 @@ import { NetworkAttachments } from './network-attachments.js';
 import { LOCAL_DRIVERS } from './network-create.js';
 import { NetworkFirewall } from './network-firewall.js';
 import type { NetworkRecord } from './network-record.js';
+import { OverlayNetworks } from './overlay/overlay-networks.js';
 import { openNetworkRecords } from './network-records.js';
 import { PublishedPorts } from './published-ports.js';
 import type { SwarmNetworks } from './swarm-networks.js';
@@ -47,10 +48,12 @@ export async function createNetworks(deps: NetworksDeps) {
   const netnsDir = path.join(deps.execRoot, 'netns');
   const netnsFolder = await prepareNetnsDir(netnsDir);
   const registry = new DnsRegistry();
+  const overlay = new OverlayNetworks(path.join(deps.execRoot, 'overlay'), () => service.joinedSwarmNetworks().map((n) => n.id));
   const upstreams = new UpstreamResolvers(settings.dns);
   const attachments = new NetworkAttachments({
     service,
     cni: new Cni(),
+    overlay,
     firewall: new NetworkFirewall(new Iptables({ enabled: settings.iptables }), log),
     ports: new PublishedPorts(),
     dns: { registry, server: new DnsServer({ records: registry, upstreams: (source) => upstreams.of(source), log }), upstreams },
@@ -72,11 +75,12 @@ export async function createNetworks(deps: NetworksDeps) {
     reconcile: attachments.reconcile.bind(attachments),
     connect: attachments.connect.bind(attachments),
     disconnect: attachments.disconnect.bind(attachments),
-    endpoints: (containerId: string) => service.endpointsOf(containerId),
+    // a container's docker_gwbridge leg shows in no inspect of it
+    endpoints: (containerId: string) => service.endpointsOf(containerId).filter((e) => !e.egressOnly),
     network: (id: string) => service.find(id),
     ports: (containerId: string) => attachments.portsOf(containerId),
-    ensurePlaceholder: service.ensurePlaceholder.bind(service),
-    dropPlaceholder: attachments.dropPlaceholder.bind(attachments),
+    joinSwarmNetwork: service.joinSwarmNetwork.bind(service),
+    leaveSwarmNetwork: attachments.leaveSwarmNetwork.bind(attachments),
   };
   /** A network of this node as dockerd's FindNetwork finds one; undefined for none (or several). */
   const find = (term: string): NetworkRecord | undefined => {
@@ -91,5 +95,10 @@ export async function createNetworks(deps: NetworksDeps) {
     await attachments.shutdown();
     await netnsFolder.release();
   };
-  return { api, service, containers, find, drivers: LOCAL_DRIVERS, shutdown };
+  /** what the swarm's agent tells of the overlay networks its tasks are on */
+  const swarm = {
+    setDataPath: overlay.setDataPath.bind(overlay),
+    setPeers: overlay.setPeers.bind(overlay),
+  };
+  return { api, service, containers, swarm, find, drivers: LOCAL_DRIVERS, shutdown };
 }

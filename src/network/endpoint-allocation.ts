@@ -114,7 +114,7 @@ function gatewayFor(network: NetworkRecord, family: IpFamily, pool: IpamPoolReco
 
 /** The container's MAC for its network, as the driver elects it; ipvlan's interfaces use their parent's. */
 function macAddressFor(network: NetworkRecord, container: EndpointContainer, ipv4: IpAddress | undefined): string {
-  if (network.driver !== 'bridge' && network.driver !== 'macvlan') return '';
+  if (network.driver !== 'bridge' && network.driver !== 'macvlan' && network.driver !== 'overlay') return '';
   if (container.macAddress) return container.macAddress;
   return ipv4 === undefined ? '' : macFromIpv4(ipv4);
 }

@@ -23,6 +23,8 @@ export interface EndpointRecord {
   links: string[];
   /** the addresses asked for (EndpointSettings.IPAMConfig), null when none was */
   ipamConfig: { ipv4Address?: string; ipv6Address?: string } | null;
+  /** the docker_gwbridge leg of a container whose networks are overlays: its way out, which dockerd shows in no container's inspect */
+  egressOnly?: true;
   /** what the plumbing keeps to undo the attachment (the CNI result, for DEL); berth's records never read it */
   plumbing?: unknown;
 }

@@ -3,8 +3,11 @@
 // on each of its networks (the address allocated and saved) and its published ports (held); then,
 // while runc creates the container, the endpoints plumbed by the CNI plugins (whose result is kept
 // for the DEL; portmap DNATs the ports) and its names in the embedded DNS server for user-defined
-// networks, whose resolver is its first such network's gateway. Anything that fails undoes what
-// was done, so a container is never left half-wired.
+// networks, whose resolver is its first such network's gateway. An overlay network's endpoint is the
+// overlay driver's (overlay/overlay-networks.ts), not the plugins'; a container whose networks are
+// all overlays gets a leg on docker_gwbridge as well, its way out and to the DNS server, as
+// libnetwork gives it one. Anything that fails undoes what was done, so a container is never left
+// half-wired.
 // After a restart of berthd, reconcile() keeps what live containers have and undoes the rest.
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -20,6 +23,7 @@ import type { DnsServer } from './dns/dns-server.js';
 import type { EndpointRecord } from './endpoint-store.js';
 import type { NetworkFirewall } from './network-firewall.js';
 import { defaultToBridge, type NetworkRecord } from './network-record.js';
+import type { OverlayNetworks } from './overlay/overlay-networks.js';
 import type { NetworkService } from './network-service.js';
 import { portRequests, type PublishedPorts } from './published-ports.js';
 import type { UpstreamResolvers } from './upstream-resolvers.js';
@@ -63,6 +67,11 @@ export interface NetworkAttachment {
   dns: readonly string[];
 }
 
+/** What an overlay endpoint's plumbing keeps: its address, by which the overlay driver detaches it. */
+interface OverlayPlumbing {
+  overlay: { ip: string };
+}
+
 /**
  * What DEL needs of an ADD, kept on the endpoint's record, with the ports it published (held again
  * after a restart). Saved before the ADD too, without its result, so that a berthd killed during
@@ -77,6 +86,7 @@ interface Plumbing {
 export interface NetworkAttachmentsDeps {
   service: NetworkService;
   cni: Cni;
+  overlay: OverlayNetworks;
   firewall: NetworkFirewall;
   ports: PublishedPorts;
   dns: { registry: DnsRegistry; server: DnsServer; upstreams: UpstreamResolvers };
@@ -127,9 +137,9 @@ export class NetworkAttachments {
     return removed.map((n) => n.name);
   }
 
-  /** PLACEHOLDER until overlay networks exist: a swarm network's stand-in goes with its bridge once no endpoint is on it. */
-  async dropPlaceholder(id: string): Promise<void> {
-    const removed = await this.deps.service.removePlaceholder(id);
+  /** A swarm network goes from this node once no endpoint is on it. */
+  async leaveSwarmNetwork(id: string): Promise<void> {
+    const removed = await this.deps.service.leaveSwarmNetwork(id);
     if (removed !== undefined) await this.unplumbNetwork(removed);
   }
 
@@ -170,19 +180,28 @@ export class NetworkAttachments {
       let resolver: string | undefined;
       let address: string | undefined;
       let routed = false;
-      for (const [i, { network, settings }] of networks.entries()) {
-        const endpoint = await this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name, ...(i === 0 && c.macAddress ? { macAddress: c.macAddress } : {}) }, settings);
-        if (network.driver === 'null') continue;
+      const plan = async (network: NetworkRecord, endpoint: EndpointRecord) => {
         // ports go with the endpoint that routes, as dockerd publishes them on its gateway endpoint
-        const defaultRoute = !routed && !network.internal;
+        const defaultRoute = !routed && !network.internal && network.driver !== 'overlay';
         if (defaultRoute) {
           routed = true;
           const requests = portRequests(c.exposedPorts, c.portBindings, c.publishAllPorts === true);
           if (requests.length > 0) ports = await this.deps.ports.publish(c.id, requests, { name: c.name, id: endpoint.id });
         }
         planned.push({ network, endpoint, ports: defaultRoute ? ports : [], defaultRoute });
+      };
+      for (const [i, { network, settings }] of networks.entries()) {
+        const endpoint = await this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name, ...(i === 0 && c.macAddress ? { macAddress: c.macAddress } : {}) }, settings);
+        if (network.driver === 'null') continue;
+        await plan(network, endpoint);
         address ??= endpoint.ipv4Address?.split('/')[0];
         if (isUserDefined(network) && network.driver === 'bridge') resolver ??= endpoint.gateway;
+      }
+      if (!routed && networks.some((n) => n.network.driver === 'overlay')) {
+        const gateway = await this.deps.service.gatewayBridge();
+        const endpoint = await this.deps.service.allocateEndpoint(gateway, { id: c.id, name: c.name }, { aliases: [], links: [] }, true);
+        await plan(gateway, endpoint);
+        resolver ??= endpoint.gateway;
       }
       this.planned.set(c.id, planned);
       const addresses = this.addressesOf(c.id);
@@ -205,8 +224,9 @@ export class NetworkAttachments {
     this.planned.delete(containerId);
     for (const { network, endpoint, ports, defaultRoute } of planned) {
       await this.plumbEndpoint(network, endpoint, containerId, this.netnsPath(containerId), { ports, defaultRoute });
-      if (isUserDefined(network)) await this.serveDns(network, endpoint);
-      this.publish('connect', network, containerId);
+      if (endpoint.egressOnly) await this.serveDnsOn(endpoint.gateway);
+      else if (isUserDefined(network)) await this.serveDns(network, endpoint);
+      if (!endpoint.egressOnly) this.publish('connect', network, containerId);
     }
   }
 
@@ -259,8 +279,8 @@ export class NetworkAttachments {
     }
     for (const c of live) {
       for (const endpoint of this.deps.service.endpointsOf(c.id)) {
-        const plumbing = endpoint.plumbing as Plumbing | undefined;
-        if (plumbing === undefined) continue;
+        if (endpoint.plumbing === undefined || isOverlayPlumbing(endpoint.plumbing)) continue;
+        const plumbing = endpoint.plumbing as Plumbing;
         // the ports DNAT'd before the restart, held again at the same host ports
         const held = plumbing.ports.map((p) => ({ containerPort: p.containerPort, protocol: p.protocol, hostIp: p.hostIP ?? '', hostPorts: [p.hostPort, p.hostPort] as [number, number] }));
         if (held.length > 0) {
@@ -268,7 +288,8 @@ export class NetworkAttachments {
         }
         const network = this.deps.service.find(endpoint.networkId);
         if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
-        if (isUserDefined(network)) await this.serveDns(network, endpoint);
+        if (endpoint.egressOnly) await this.serveDnsOn(endpoint.gateway);
+        else if (isUserDefined(network)) await this.serveDns(network, endpoint);
       }
     }
   }
@@ -282,6 +303,12 @@ export class NetworkAttachments {
   private async undo(endpoint: EndpointRecord, network: NetworkRecord, opts: { namespaceGoes: boolean }): Promise<void> {
     const { containerId } = endpoint;
     this.deps.dns.registry.removeEndpoint(endpoint.networkId, containerId);
+    if (isOverlayPlumbing(endpoint.plumbing)) {
+      await this.deps.overlay.detach(endpoint.networkId, endpoint.plumbing.overlay.ip).catch((err: unknown) => this.deps.log.warn({ err, id: containerId, network: network.name }, 'undoing an overlay endpoint'));
+      await this.deps.service.releaseEndpoint(endpoint.id);
+      this.publish('disconnect', network, containerId);
+      return;
+    }
     const plumbing = endpoint.plumbing as Plumbing | undefined;
     const outsideState = plumbing?.list.plugins.some((p) => p.type === 'portmap') ?? false;
     // portmap's DEL removes nothing unless given the port mappings its ADD was given
@@ -294,7 +321,7 @@ export class NetworkAttachments {
         .catch((err: unknown) => this.deps.log.warn({ err, id: containerId, network: network.name }, 'undoing an endpoint: the CNI DEL failed'));
     }
     await this.deps.service.releaseEndpoint(endpoint.id);
-    this.publish('disconnect', network, containerId);
+    if (!endpoint.egressOnly) this.publish('disconnect', network, containerId);
   }
 
   private hostGateway(): string | undefined {
@@ -307,6 +334,13 @@ export class NetworkAttachments {
   }
 
   private async plumbEndpoint(network: NetworkRecord, endpoint: EndpointRecord, containerId: string, netnsPath: string, opts: { ports: PortMapping[]; defaultRoute: boolean }): Promise<void> {
+    if (network.driver === 'overlay') {
+      const [ip, prefix] = (endpoint.ipv4Address ?? '').split('/');
+      if (ip === undefined || prefix === undefined) throw new EngineError('system', `no IPv4 address on overlay network ${network.name}`);
+      await this.deps.service.setPlumbing(endpoint.id, { overlay: { ip } } satisfies OverlayPlumbing);
+      await this.deps.overlay.attach(network, netnsPath, { ip, prefixLen: Number(prefix), ifName: endpoint.ifName, mac: endpoint.macAddress });
+      return;
+    }
     if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
     if (network.madeParent !== undefined && network.parent !== undefined) {
       await ensureParentLink(network.parent, network.madeParent);
@@ -322,7 +356,7 @@ export class NetworkAttachments {
 
   /** Registers the endpoint's names, and serves DNS on its network's gateway (made by the bridge plugin's ADD). */
   private async serveDns(network: NetworkRecord, endpoint: EndpointRecord): Promise<void> {
-    const { registry, server } = this.deps.dns;
+    const { registry } = this.deps.dns;
     registry.addNetwork(network.id, network.name);
     registry.addEndpoint(network.id, {
       containerId: endpoint.containerId,
@@ -332,9 +366,14 @@ export class NetworkAttachments {
       ipv4: endpoint.ipv4Address?.split('/')[0],
       ipv6: endpoint.ipv6Address?.split('/')[0],
     });
-    const gateway = endpoint.gateway;
     // macvlan and ipvlan gateways are not berthd's: their containers use the host's resolvers
-    if (gateway === undefined || network.driver !== 'bridge') return;
+    if (network.driver === 'bridge') await this.serveDnsOn(endpoint.gateway);
+  }
+
+  /** Serves DNS on a bridge's gateway (made by the bridge plugin's ADD). */
+  private async serveDnsOn(gateway: string | undefined): Promise<void> {
+    if (gateway === undefined) return;
+    const { server } = this.deps.dns;
     let listening = this.resolvers.get(gateway);
     if (listening === undefined) {
       listening = server.listen(gateway);
@@ -363,6 +402,7 @@ export class NetworkAttachments {
     for (const pool of network.ipam.config) {
       if (pool.gateway !== undefined && this.resolvers.delete(pool.gateway)) await this.deps.dns.server.close(pool.gateway);
     }
+    if (network.driver === 'overlay') await this.deps.overlay.remove(network.id);
     if (network.madeParent !== undefined && network.parent !== undefined) await deleteLink(network.parent);
     if (network.driver === 'bridge' && network.bridgeName !== undefined) {
       await this.deps.firewall.unplumb(network);
@@ -374,6 +414,10 @@ export class NetworkAttachments {
   private publish(action: 'connect' | 'disconnect', network: NetworkRecord, containerId: string): void {
     this.deps.events.publish('network', action, { id: network.id, attributes: { container: containerId, name: network.name, type: network.driver } });
   }
+}
+
+function isOverlayPlumbing(plumbing: unknown): plumbing is OverlayPlumbing {
+  return typeof plumbing === 'object' && plumbing !== null && 'overlay' in plumbing;
 }
 
 /** What an EndpointConfig asks of an endpoint (with the container's legacy links on its first network). */

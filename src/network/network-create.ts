@@ -89,31 +89,15 @@ export function buildNetwork(req: NetworkCreateRequest, ctx: CreateContext): { r
 }
 
 /**
- * PLACEHOLDER until overlay networks exist: the bridge of this node that stands in for a swarm
- * network its tasks join, with the swarm network's ID, name and pools, so that a task's address
- * is one of the swarm network's. A pool that overlaps one of this node's networks is refused in
- * libnetwork's words.
+ * A swarm network this node joins for a task, as the managers gave it: its pools must not overlap
+ * one of this node's networks, refused in libnetwork's words.
  */
-export function buildPlaceholder(swarmNetwork: NetworkRecord, ctx: Pick<CreateContext, 'networks' | 'ipam'>): NetworkRecord {
+export function joinedSwarmNetwork(swarmNetwork: NetworkRecord, ctx: Pick<CreateContext, 'networks' | 'ipam'>): NetworkRecord {
   const held = heldPools(ctx.networks);
   for (const { pool, subnet } of allocatedPools(swarmNetwork)) {
     ctx.ipam.requestPool(held, { family: subnet.family, subnet: { net: subnet, text: pool.subnet }, ipRange: pool.requested?.ipRange });
   }
-  return {
-    id: swarmNetwork.id,
-    name: swarmNetwork.name,
-    driver: 'bridge',
-    scope: 'local',
-    created: formatRfc3339Nano(nowNanos()),
-    internal: swarmNetwork.internal,
-    attachable: false,
-    enableIPv6: swarmNetwork.enableIPv6,
-    ipam: { driver: 'default', options: null, config: swarmNetwork.ipam.config },
-    options: {},
-    labels: {},
-    bridgeName: `br-${swarmNetwork.id.slice(0, 12)}`,
-    placeholderFor: swarmNetwork,
-  };
+  return swarmNetwork;
 }
 
 /** The pools the networks hold: those allocated, under the key dockerd's allocator files them. */

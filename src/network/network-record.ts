@@ -2,7 +2,7 @@
 // the request as written, because inspect shows it so (a subnet written 10.11.0.5/16 stays that),
 // beside what berth derived from it: the canonical subnet and the gateway it allocated. A swarm
 // network is shown in the same shape (the swarm area makes it from the managers' record); a node
-// whose tasks join one keeps a placeholder for it (`placeholderFor`).
+// whose tasks join one keeps that record (scope swarm, driver overlay) while an endpoint is on it.
 import { IpNet } from './ip-net.js';
 
 export type NetworkDriver = 'bridge' | 'macvlan' | 'ipvlan' | 'host' | 'null';
@@ -23,7 +23,7 @@ export interface NetworkRecord {
   /** 64 hex digits; a swarm network's (and its placeholder's): 25 characters of base 36 */
   id: string;
   name: string;
-  /** overlay: a swarm network, never plumbed as such (see placeholderFor) */
+  /** overlay: a swarm network (the overlay driver's, src/network/overlay/) */
   driver: NetworkDriver | 'overlay';
   scope: 'local' | 'swarm';
   /** RFC 3339 with nanoseconds */
@@ -42,13 +42,6 @@ export interface NetworkRecord {
   options: Record<string, string>;
   /** null: a swarm network made without labels, as dockerd shows it */
   labels: Record<string, string> | null;
-  /**
-   * PLACEHOLDER until overlay networks exist: this record is a bridge of this node standing in for
-   * the swarm network given here, with its ID, name and subnet, made when a task's container joins
-   * it and removed with the last such container. It shows as that network; tasks on other nodes
-   * are not reachable through it.
-   */
-  placeholderFor?: NetworkRecord;
   /** the Linux bridge berth plumbs, for the bridge driver: br-<first 12 of the ID> unless an option names one */
   bridgeName?: string;
   /** the parent link, for macvlan and ipvlan: -o parent, or a dummy link of the network's own (dm-/di-<first 12 of the ID>) */
@@ -62,9 +55,14 @@ export function defaultToBridge(name: string): string {
   return name === '' || name === 'default' ? 'bridge' : name;
 }
 
-/** How a network shows: a placeholder as the swarm network it stands for. */
-export function shownAs(network: NetworkRecord): NetworkRecord {
-  return network.placeholderFor ?? network;
+/** A swarm network this node joined for its tasks: the swarm's to make and remove, not the user's. */
+export function isJoinedSwarmNetwork(network: Pick<NetworkRecord, 'scope'>): boolean {
+  return network.scope === 'swarm';
+}
+
+/** The swarm's overlay VXLAN ID of a swarm network, from its driver options as dockerd shows them. */
+export function vxlanIdOf(network: NetworkRecord): number {
+  return Number(network.options['com.docker.network.driver.overlay.vxlanid_list']?.split(',')[0]);
 }
 
 export function isPredefined(network: Pick<NetworkRecord, 'name'>): boolean {

@@ -324,13 +324,13 @@ describe('the network area', () => {
     assert.equal(a.service.toRemove('st_default', swarm).scope, 'swarm');
   });
 
-  it('keeps a placeholder for a swarm network its tasks join: a bridge with its ID, name and pools, shown as the swarm network', async () => {
+  it('keeps a swarm network its tasks join as the managers gave it, with its ID, name and pools', async () => {
     const a = await area();
     const swarm = swarmNetwork();
-    await a.service.ensurePlaceholder(swarm);
-    await a.service.ensurePlaceholder(swarm);
+    await a.service.joinSwarmNetwork(swarm);
+    await a.service.joinSwarmNetwork(swarm);
     const record = a.service.find(swarm.id);
-    assert.deepEqual([record.name, record.driver, record.scope, record.bridgeName, record.ipam.config], ['st_default', 'bridge', 'local', 'br-iu02gp1z1ecy', swarm.ipam.config]);
+    assert.deepEqual(record, swarm);
     // off a manager it shows as the swarm network, with its endpoints; on one, once
     const endpoint = await a.service.allocateEndpoint(record, container(1), { aliases: ['st_web', 'web'], links: [] });
     assert.deepEqual([endpoint.ipv4Address, endpoint.gateway], ['10.0.1.2/24', '10.0.1.1']);
@@ -339,15 +339,15 @@ describe('the network area', () => {
     assert.deepEqual(a.service.list(FilterArgs.empty(), [swarm]).filter((v) => v.network.id === swarm.id).length, 1);
     assert.equal(a.service.inspect('st_default', '', [swarm]).endpoints?.length, 1, 'this node\'s view first: its containers');
     // the tasks' alone to remove: not with an endpoint on it, nor by a removal or prune of the node's networks
-    assert.equal(await a.service.removePlaceholder(swarm.id), undefined);
+    assert.equal(await a.service.leaveSwarmNetwork(swarm.id), undefined);
     assert.deepEqual(await failure(() => a.service.remove('st_default')), { kind: 'notFound', message: 'network st_default not found' });
     await a.service.releaseEndpoint(endpoint.id);
     assert.deepEqual(await a.api.prune(FilterArgs.empty()), []);
-    assert.equal((await a.service.removePlaceholder(swarm.id))?.id, swarm.id);
+    assert.equal((await a.service.leaveSwarmNetwork(swarm.id))?.id, swarm.id);
     assert.deepEqual(a.service.list(FilterArgs.empty(), []).map((v) => v.network.name), ['bridge', 'host', 'none']);
     // one that overlaps a network of this node is refused in libnetwork's words
     await a.api.create({ Name: 'mine', IPAM: { Config: [{ Subnet: '10.0.5.0/24' }] } });
-    assert.deepEqual(await failure(() => a.service.ensurePlaceholder(swarmNetwork('10.0.5.0/24', '10.0.5.1'))), { kind: 'forbidden', message: 'Pool overlaps with other one on this address space' });
+    assert.deepEqual(await failure(() => a.service.joinSwarmNetwork(swarmNetwork('10.0.5.0/24', '10.0.5.1'))), { kind: 'forbidden', message: 'Pool overlaps with other one on this address space' });
   });
 
   it('keeps a network with endpoints, and a predefined one, from removal and prune', async () => {

@@ -10,15 +10,17 @@ import type { HostNetwork } from './host-network.js';
 import { parseIp, type IpNet } from './ip-net.js';
 import type { Ipam } from './ipam.js';
 import type { NetworkCreateRequest } from './create-request.js';
-import { buildNetwork, buildPlaceholder, type CreateContext } from './network-create.js';
+import { buildNetwork, joinedSwarmNetwork, type CreateContext } from './network-create.js';
 import { pruneSelection, selectNetworks } from './network-filters.js';
 import { findNetwork } from './network-lookup.js';
-import { isPredefined, shownAs, type NetworkRecord } from './network-record.js';
+import { isJoinedSwarmNetwork, isPredefined, type NetworkRecord } from './network-record.js';
 import type { NetworkStore } from './network-store.js';
 
-/** A network with its endpoints, as inspect and list show it. */
 import type { ServiceInfoView } from './swarm-networks.js';
 
+const GATEWAY_BRIDGE = 'docker_gwbridge';
+
+/** A network with its endpoints, as inspect and list show it. */
 export interface NetworkView {
   network: NetworkRecord;
   /** undefined for a swarm network as the managers list it: dockerd shows no Containers then */
@@ -41,6 +43,7 @@ export class NetworkService {
   private readonly ipam: Ipam;
   private readonly events: EventBus;
   private readonly host: HostNetwork;
+  private makingGatewayBridge: Promise<NetworkRecord> | undefined;
 
   constructor(deps: NetworkServiceDeps) {
     this.networks = deps.networks;
@@ -65,7 +68,7 @@ export class NetworkService {
     return { id: built.record.id, warning: built.warning };
   }
 
-  /** GET /networks/{id}: by full ID, name or ID prefix, this node's networks before the swarm's (a placeholder shows its containers); `scope` keeps those of that scope. */
+  /** GET /networks/{id}: by full ID, name or ID prefix, this node's networks before the swarm's (a joined one shows its containers); `scope` keeps those of that scope. */
   inspect(term: string, scope: string, swarm: readonly NetworkRecord[]): NetworkView {
     const views = this.nodeFirst(swarm).filter((v) => scope === '' || v.network.scope === scope);
     const found = findNetwork(views.map((v) => v.network), term, 'inspect');
@@ -86,7 +89,7 @@ export class NetworkService {
 
   /** The network removed (its plumbing is the caller's to undo, then finishRemoval). */
   async remove(term: string): Promise<NetworkRecord> {
-    const network = findNetwork(this.networks.all().filter((n) => n.placeholderFor === undefined), term, 'remove');
+    const network = findNetwork(this.networks.all().filter((n) => !isJoinedSwarmNetwork(n)), term, 'remove');
     if (isPredefined(network)) throw new EngineError('forbidden', `${network.name} is a pre-defined network and cannot be removed`);
     await this.destroy(network);
     return network;
@@ -96,8 +99,8 @@ export class NetworkService {
   async prune(filters: FilterArgs): Promise<NetworkRecord[]> {
     const prunable = pruneSelection(filters);
     const removed: NetworkRecord[] = [];
-    // placeholders are their tasks' to remove
-    for (const network of this.networks.all().filter((n) => n.placeholderFor === undefined)) {
+    // swarm networks go with their tasks
+    for (const network of this.networks.all().filter((n) => !isJoinedSwarmNetwork(n))) {
       if (!prunable({ network, endpointCount: this.endpoints.on(network.id).length })) continue;
       await this.destroy(network);
       removed.push(network);
@@ -111,28 +114,46 @@ export class NetworkService {
     return findNetwork(this.networks.all(), term, 'daemon');
   }
 
-  /** PLACEHOLDER until overlay networks exist: the bridge standing in for a swarm network a task joins, made unless this node has it. */
-  async ensurePlaceholder(swarmNetwork: NetworkRecord): Promise<void> {
+  /** A swarm network a task joins, kept on this node unless it has it. */
+  async joinSwarmNetwork(swarmNetwork: NetworkRecord): Promise<void> {
     if (this.networks.get(swarmNetwork.id) !== undefined) return;
-    const record = buildPlaceholder(swarmNetwork, { networks: this.networks.all(), ipam: this.ipam });
+    const record = joinedSwarmNetwork(swarmNetwork, { networks: this.networks.all(), ipam: this.ipam });
     await this.networks.put(record);
     this.publish('create', record);
   }
 
-  /** The placeholder removed once it has no endpoint (its plumbing is the caller's to undo, then finishRemoval); undefined when it stays or is none. */
-  async removePlaceholder(id: string): Promise<NetworkRecord | undefined> {
+  /**
+   * docker_gwbridge, made at the first need as libnetwork makes it: the bridge through which
+   * containers on overlay networks (which route nowhere else) reach the outside, one that keeps
+   * them apart from each other.
+   */
+  gatewayBridge(): Promise<NetworkRecord> {
+    const known = this.networks.all().find((n) => n.name === GATEWAY_BRIDGE);
+    if (known !== undefined) return Promise.resolve(known);
+    const options = { 'com.docker.network.bridge.name': GATEWAY_BRIDGE, 'com.docker.network.bridge.enable_icc': 'false', 'com.docker.network.bridge.enable_ip_masquerade': 'true' };
+    const req = { name: GATEWAY_BRIDGE, checkDuplicate: true, driver: 'bridge', scope: 'local', enableIPv6: false, ipam: null, internal: false, attachable: false, ingress: false, configOnly: false, configFrom: null, options, labels: null };
+    // two containers starting at once make it once
+    this.makingGatewayBridge ??= this.create(req, 'none')
+      .then(() => this.find(GATEWAY_BRIDGE))
+      .finally(() => (this.makingGatewayBridge = undefined));
+    return this.makingGatewayBridge;
+  }
+
+  /** The swarm network left once it has no endpoint (its plumbing is the caller's to undo, then finishRemoval); undefined when it stays or is none. */
+  async leaveSwarmNetwork(id: string): Promise<NetworkRecord | undefined> {
     const network = this.networks.get(id);
-    if (network?.placeholderFor === undefined || this.endpoints.on(id).length > 0) return undefined;
+    if (network === undefined || !isJoinedSwarmNetwork(network) || this.endpoints.on(id).length > 0) return undefined;
     await this.destroy(network);
     return network;
   }
 
   /** Takes the container's addresses on the network and saves the endpoint before returning it. */
-  async allocateEndpoint(network: NetworkRecord, container: EndpointContainer, settings: EndpointSettings): Promise<EndpointRecord> {
-    const endpoint = buildEndpoint(network, container, settings, {
+  async allocateEndpoint(network: NetworkRecord, container: EndpointContainer, settings: EndpointSettings, egressOnly = false): Promise<EndpointRecord> {
+    const built = buildEndpoint(network, container, settings, {
       usedIn: (subnet) => this.usedIn(subnet),
       endpointsOf: (id) => this.endpoints.of(id),
     });
+    const endpoint: EndpointRecord = egressOnly ? { ...built, egressOnly } : built;
     await this.endpoints.put(endpoint);
     return endpoint;
   }
@@ -157,6 +178,11 @@ export class NetworkService {
 
   endpointsOn(networkId: string): EndpointRecord[] {
     return this.endpoints.on(networkId);
+  }
+
+  /** The swarm networks this node has joined. */
+  joinedSwarmNetworks(): NetworkRecord[] {
+    return this.networks.all().filter(isJoinedSwarmNetwork);
   }
 
   /** Every endpoint, for the reconciliation at start. */
@@ -184,7 +210,7 @@ export class NetworkService {
 
   /** This node's networks as shown, with their endpoints. */
   private localViews(): NetworkView[] {
-    return this.networks.all().map((network) => ({ network: shownAs(network), endpoints: this.endpoints.on(network.id) }));
+    return this.networks.all().map((network) => ({ network, endpoints: this.endpoints.on(network.id) }));
   }
 
   /** This node's networks, then the swarm's it has none of: how dockerd's router looks one up. */
@@ -193,8 +219,7 @@ export class NetworkService {
   }
 
   private publish(action: string, network: NetworkRecord): void {
-    const shown = shownAs(network);
-    this.events.publish('network', action, { id: shown.id, attributes: { name: shown.name, type: shown.driver } });
+    this.events.publish('network', action, { id: network.id, attributes: { name: network.name, type: network.driver } });
   }
 
   /** Every address taken in a subnet: the gateways and auxiliary addresses of the networks on it, and their endpoints'. */

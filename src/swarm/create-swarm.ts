@@ -16,7 +16,7 @@ import { SwarmService } from './swarm-service.js';
 import { createObject, decodeObjectSpec, findObject, listObjects, parseObjectVersion, removeObject, updateObject } from './objects/secret-control.js';
 import type { ObjectKind } from './objects/secret-records.js';
 import type { EtcdPorts } from './manager-etcd.js';
-import type { TaskRuntime } from './agent/task-runtime.js';
+import type { TaskNetworking, TaskRuntime } from './agent/task-runtime.js';
 import { openLogs, type LogSelector, type LogsRequest } from './manager/log-broker.js';
 import type { NetworkCreateRequest } from '../network/create-request.js';
 import type { SwarmNetworks } from '../network/swarm-networks.js';
@@ -43,6 +43,7 @@ export interface SwarmDeps {
   externalEtcd: { endpoints: string[]; caFile: string; certFile: string; keyFile: string; prefix: string };
   /** what runs this node's tasks */
   runtime: TaskRuntime;
+  networking: TaskNetworking;
   /** this node's own networks, which a service may name but not use */
   localNetworks: LocalNetworks;
 }
@@ -66,7 +67,7 @@ export async function createSwarm(deps: SwarmDeps) {
   };
   const external = deps.externalEtcd;
   const externalEtcd = external.endpoints.length === 0 ? undefined : { endpoints: external.endpoints, prefix: external.prefix, ...(external.caFile !== '' ? { tls: { ca: await readFile(external.caFile), ...(external.certFile !== '' ? { cert: await readFile(external.certFile), key: await readFile(external.keyFile) } : {}) } } : {}) };
-  const service = new SwarmService({ dataRoot: deps.dataRoot, execRoot: deps.execRoot, events: deps.events, log: deps.log, describe, etcdPorts: deps.etcdPorts, externalEtcd, runtime: deps.runtime });
+  const service = new SwarmService({ dataRoot: deps.dataRoot, execRoot: deps.execRoot, events: deps.events, log: deps.log, describe, etcdPorts: deps.etcdPorts, externalEtcd, runtime: deps.runtime, networking: deps.networking });
   await service.load();
   const state = () => service.manager().state;
   const rootTls = async () => tlsInfoOf((await state().cluster()).value.rootCa.certPem);

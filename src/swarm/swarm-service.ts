@@ -16,7 +16,7 @@ import { Agent } from './agent/agent.js';
 import { TaskAgent, type AssignmentSource } from './agent/task-agent.js';
 import { NetworkTables } from './endpoints/network-tables.js';
 import { taskLogs } from './agent/task-logs.js';
-import type { TaskRuntime } from './agent/task-runtime.js';
+import type { TaskNetworking, TaskRuntime } from './agent/task-runtime.js';
 import { caDigest, newJoinTokenSecret, parseJoinToken } from './ca/join-token.js';
 import { encryptSecret, isSealed, newDataKey, seal, unlockKeyBytes, unseal } from './ca/sealing.js';
 import { CertificateIssuer, createRootCa, newCertificateRequest, tlsInfoOf, type NodeRole, type RootCa } from './ca/swarm-ca.js';
@@ -76,6 +76,8 @@ export interface SwarmServiceDeps {
   externalEtcd?: ExternalEtcd;
   /** what runs this node's tasks */
   runtime: TaskRuntime;
+  /** the node's networking, for its tasks' overlay networks */
+  networking: TaskNetworking;
 }
 
 type Mode =
@@ -395,7 +397,7 @@ export class SwarmService {
     });
     agent.start();
     this.mode = { kind: 'worker', state, agent, server };
-    await this.startTasks(state.nodeId, {
+    await this.startTasks(state, {
       assignments: (known, waitMs, signal) => agent.call<Assignments>(CLUSTER_PATHS.assignments, { known, waitMs }, waitMs + 10_000, signal),
       report: async (reports) => void (await agent.call(CLUSTER_PATHS.taskStatus, { reports }, 10_000)),
       publish: async (entries) => void (await agent.call(CLUSTER_PATHS.tableEntries, { entries }, 10_000)),
@@ -414,9 +416,9 @@ export class SwarmService {
   }
 
   /** Runs this node's tasks, from `source`: the containers of tasks that ran before are found again. */
-  private async startTasks(nodeId: string, source: AssignmentSource): Promise<void> {
+  private async startTasks(state: LocalNodeState, source: AssignmentSource): Promise<void> {
     await this.tasks?.close();
-    const tasks = new TaskAgent({ nodeId, hostname: () => os.hostname(), source, runtime: this.deps.runtime, log: this.deps.log });
+    const tasks = new TaskAgent({ nodeId: state.nodeId, dataPathAddr: state.dataPathAddr, hostname: () => os.hostname(), source, runtime: this.deps.runtime, networking: this.deps.networking, log: this.deps.log });
     this.tasks = tasks;
     tasks.start();
   }
@@ -467,7 +469,7 @@ export class SwarmService {
       await member?.stop();
       throw err;
     }
-    await this.startTasks(state.nodeId, {
+    await this.startTasks(state, {
       assignments: (known, waitMs, signal) => manager.assignments(state.nodeId, { known, waitMs }, signal),
       report: (reports) => manager.taskStatus(state.nodeId, { reports }),
       publish: (entries) => manager.tableEntries(state.nodeId, { entries }),

@@ -7,10 +7,11 @@
 import type { Logger } from 'pino';
 import { hasEnded, type TaskRecord, type TaskStatus } from '../services/service-records.js';
 import type { AssignedObject, Assignments, TableEntriesRequest, TaskStatusReport, WireEntry } from '../transport/cluster-protocol.js';
-import { NetworkTables, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
+import { NetworkTables, PEER_TABLE, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
+import { decodePeerRecord } from '../endpoints/peer-record.js';
 import { expandTemplate, type TemplateContext } from './templating.js';
 import { TaskRunner, type TaskInputs } from './task-runner.js';
-import type { FileDelivery, TaskRuntime } from './task-runtime.js';
+import type { FileDelivery, TaskNetworking, TaskRuntime } from './task-runtime.js';
 
 /** How long an assignments call may wait for a change. */
 const POLL_WAIT_MS = 20_000;
@@ -31,6 +32,9 @@ export interface TaskAgentDeps {
   hostname: () => string;
   source: AssignmentSource;
   runtime: TaskRuntime;
+  networking: TaskNetworking;
+  /** this node's data-path address, the far end of other nodes' tunnels to it */
+  dataPathAddr: string;
   log: Logger;
 }
 
@@ -48,8 +52,13 @@ export class TaskAgent {
   private publishing: Promise<void> = Promise.resolve();
   /** the tables of the networks this node's tasks are on, every node's entries */
   readonly tables = new NetworkTables();
+  /** the networks whose peer table changed since the overlay last heard of them */
+  private readonly peersChanged = new Set<string>();
+  private dataPathPort = 0;
 
-  constructor(private readonly deps: TaskAgentDeps) {}
+  constructor(private readonly deps: TaskAgentDeps) {
+    this.tables.watch(PEER_TABLE, (e) => this.peersChanged.add(e.networkId));
+  }
 
   start(): void {
     this.adopted = new Map(this.deps.runtime.list(TASK_ID_LABEL).map((c) => [c.labels[TASK_ID_LABEL]!, c.id]));
@@ -77,8 +86,8 @@ export class TaskAgent {
     while (!this.stop.signal.aborted) {
       try {
         const a = await this.deps.source.assignments(known, known === '' ? 0 : POLL_WAIT_MS, this.stop.signal);
+        await this.apply(a);
         known = a.digest;
-        this.apply(a);
         void this.publish();
       } catch (err) {
         if (this.stop.signal.aborted) return;
@@ -88,8 +97,14 @@ export class TaskAgent {
     }
   }
 
-  private apply(a: Assignments): void {
+  private async apply(a: Assignments): Promise<void> {
+    if (a.dataPathPort !== this.dataPathPort) {
+      // before any container of a task starts: its overlay endpoints are plumbed at its start
+      await this.deps.networking.setDataPath({ address: this.deps.dataPathAddr, port: a.dataPathPort });
+      this.dataPathPort = a.dataPathPort;
+    }
     this.tables.apply(fromWire(a.tables));
+    await this.updatePeers();
     // a new session holds none of the node's entries: all of them go again
     if (a.session !== this.session) this.published = '';
     this.session = a.session;
@@ -111,11 +126,20 @@ export class TaskAgent {
         void runner.update(t, inputs);
         continue;
       }
-      const created = new TaskRunner(t, inputs, this.adopted.get(t.id), { runtime: this.deps.runtime, nodeId: this.deps.nodeId, log: this.deps.log, report: (id, status) => this.report(id, status), beforeStop: () => this.publish() });
+      const created = new TaskRunner(t, inputs, this.adopted.get(t.id), { runtime: this.deps.runtime, nodeId: this.deps.nodeId, dataPathAddr: this.deps.dataPathAddr, log: this.deps.log, report: (id, status) => this.report(id, status), beforeStop: () => this.publish() });
       this.runners.set(t.id, created);
       void created.update(t, inputs);
     }
     this.adopted.clear();
+  }
+
+  /** Each network whose peer table changed gets its whole table, as the overlay takes it. */
+  private async updatePeers(): Promise<void> {
+    for (const networkId of [...this.peersChanged]) {
+      this.peersChanged.delete(networkId);
+      const peers = [...this.tables.getTableByNetwork(PEER_TABLE, networkId).values()].flatMap((bytes) => decodePeerRecord(bytes) ?? []);
+      await this.deps.networking.setPeers(networkId, peers).catch((err: unknown) => this.deps.log.warn({ err, networkId }, 'swarm: overlay peers not programmed'));
+    }
   }
 
   /** A template that cannot be expanded rejects the task, as dockerd's executor does. */

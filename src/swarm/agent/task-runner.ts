@@ -8,7 +8,8 @@ import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { hasEnded, stateRank, taskName, type ContainerStatus, type TaskRecord, type TaskState, type TaskStatus } from '../services/service-records.js';
 import type { FileDelivery, TaskNetwork, TaskRuntime } from './task-runtime.js';
 import { encodeEndpointRecord } from '../endpoint-record.js';
-import { ENDPOINT_TABLE } from '../endpoints/network-tables.js';
+import { ENDPOINT_TABLE, PEER_TABLE } from '../endpoints/network-tables.js';
+import { encodePeerRecord } from '../endpoints/peer-record.js';
 import type { OwnedEntry } from '../endpoints/table-store.js';
 
 const DEFAULT_GRACE_SECONDS = 10;
@@ -20,6 +21,8 @@ export interface TaskRunnerDeps {
   report: (taskId: string, status: TaskStatus) => void;
   /** the task leaves DNS and the load balancers everywhere (its records published disabled) before it stops */
   beforeStop: () => Promise<void>;
+  /** this node's data-path address: where the other nodes tunnel to its endpoints */
+  dataPathAddr: string;
 }
 
 /** What a task needs besides its record: its secrets' and configs' files, and its networks. */
@@ -135,7 +138,7 @@ export class TaskRunner {
   /**
    * The task's EndpointRecords, one per swarm network it joined, as libnetwork fills them
    * (docs/design/swarm.md, "Endpoint records"): while it runs, and `service_disabled` once it is
-   * asked to stop, until it has.
+   * asked to stop, until it has; beside each, the PeerRecord by which other nodes tunnel to it.
    */
   endpointEntries(): OwnedEntry[] {
     const t = this.task;
@@ -147,7 +150,7 @@ export class TaskRunner {
     const name = taskName(this.task);
     return live.endpoints
       .filter((e) => attachments.has(e.networkId))
-      .map((e) => {
+      .flatMap((e): OwnedEntry[] => {
         const vip = t.endpoint?.virtualIps.find((v) => v.networkId === e.networkId)?.addr.split('/')[0] ?? '';
         const record = encodeEndpointRecord({
           name,
@@ -159,7 +162,12 @@ export class TaskRunner {
           taskAliases: [this.containerId!.slice(0, 12), ...(hostname !== '' && hostname !== name ? [hostname] : [])],
           serviceDisabled: t.desiredState !== 'running' && t.desiredState !== 'ready' && t.desiredState !== 'complete',
         });
-        return { networkId: e.networkId, table: ENDPOINT_TABLE, key: e.endpointId, value: record };
+        const address = t.networks?.find((a) => a.network.id === e.networkId)?.addresses[0] ?? e.ip;
+        const peer = encodePeerRecord({ endpointIp: address, endpointMac: e.mac, tunnelEndpointIp: this.deps.dataPathAddr });
+        return [
+          { networkId: e.networkId, table: ENDPOINT_TABLE, key: e.endpointId, value: record },
+          { networkId: e.networkId, table: PEER_TABLE, key: e.endpointId, value: peer },
+        ];
       });
   }
 

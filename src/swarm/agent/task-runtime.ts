@@ -1,6 +1,7 @@
 // What a node's agent needs of its engine to run tasks: the containers area's task containers
 // (src/container/task-containers.ts) and the images area's pull, composed by the daemon.
 import type { NetworkRecord } from '../../network/network-record.js';
+import type { PeerRecord } from '../../network/overlay/overlay-data-plane.js';
 import type { PortConfig, TaskSpec } from '../services/service-types.js';
 
 /** A secret's or config's file in the task's container. */
@@ -83,4 +84,12 @@ export interface TaskRuntime {
   logs(id: string, read: TaskLogRead, signal: AbortSignal): AsyncIterable<TaskLogEntry>;
   /** The containers with this label, and their labels. */
   list(label: string): Array<{ id: string; labels: Record<string, string> }>;
+}
+
+/** What the agent tells the node's networking of the swarm networks its tasks are on. */
+export interface TaskNetworking {
+  /** The node's underlay for overlay networks: before any task's container starts. */
+  setDataPath(dataPath: { address: string; port: number }): Promise<void>;
+  /** A network's whole peer table, every node's endpoints. */
+  setPeers(networkId: string, peers: readonly PeerRecord[]): Promise<void>;
 }

@@ -8,12 +8,12 @@ import { EngineError } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { decryptSecret } from '../ca/sealing.js';
 import { decode, SESSIONS } from '../cluster/cluster-state.js';
-import { networks } from '../networks/network-control.js';
+import { networks, serviceNetworks } from '../networks/network-control.js';
 import { NETWORKS, networkView } from '../networks/network-records.js';
 import { prefixOf, type ObjectKind, type SecretRecord } from '../objects/secret-records.js';
-import { hasEnded, isLaterState, stateRank, TASKS, type TaskRecord } from '../services/service-records.js';
+import { hasEnded, isLaterState, SERVICES, stateRank, TASKS, type ServiceRecord, type TaskRecord } from '../services/service-records.js';
 import type { ServiceState } from '../services/service-state.js';
-import type { AssignedObject, Assignments, TableEntriesRequest, TaskStatusReport } from '../transport/cluster-protocol.js';
+import type { AssignedObject, Assignments, ServicePorts, TableEntriesRequest, TaskStatusReport } from '../transport/cluster-protocol.js';
 import { ENDPOINT_TABLE, PEER_TABLE, type TableEntry, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
 import { publishNodeEntries, TABLES_PREFIX, tablesOf } from '../endpoints/table-store.js';
 
@@ -24,7 +24,7 @@ const REPORT_ATTEMPTS = 5;
 export async function waitForAssignments(services: ServiceState, nodeId: string, dek: Buffer, known: string, waitMs: number, signal: AbortSignal): Promise<Assignments> {
   const store = services.cluster.store;
   let changed: () => void = () => undefined;
-  const watches = [TASKS, prefixOf('secret'), prefixOf('config'), NETWORKS, TABLES_PREFIX, SESSIONS].map((prefix) => store.watch(prefix, 0, () => changed()));
+  const watches = [TASKS, SERVICES, prefixOf('secret'), prefixOf('config'), NETWORKS, TABLES_PREFIX, SESSIONS].map((prefix) => store.watch(prefix, 0, () => changed()));
   try {
     const end = Date.now() + waitMs;
     for (;;) {
@@ -53,15 +53,23 @@ async function assignmentsOf(services: ServiceState, nodeId: string, dek: Buffer
   const secretIds = new Set(needing.flatMap((t) => (t.spec.ContainerSpec?.Secrets ?? []).map((r) => r.SecretID)));
   const configIds = new Set(needing.flatMap((t) => (t.spec.ContainerSpec?.Configs ?? []).map((r) => r.ConfigID)));
   const networkIds = new Set(needing.flatMap((t) => (t.spec.Networks ?? []).map((n) => n.Target)));
-  const [secrets, configs, all] = await Promise.all([objectsOf(services, 'secret', secretIds, dek), objectsOf(services, 'config', configIds, dek), networks(services.cluster)]);
+  const [secrets, configs, all, cluster, specs] = await Promise.all([objectsOf(services, 'secret', secretIds, dek), objectsOf(services, 'config', configIds, dek), networks(services.cluster), services.cluster.cluster(), services.services()]);
   const used = all.filter((n) => networkIds.has(n.value.id)).map((n) => networkView(n.value));
   const tables = wireTables(await tablesOf(services.cluster, networkIds));
   const session = (await services.cluster.session(nodeId))?.lease ?? '';
+  const servicePorts = specs.map((s) => s.value).filter((s) => serviceNetworks(s.spec).some((n) => networkIds.has(n.Target))).map(namedPorts).filter((s) => s.ports.length > 0);
+  const dataPathPort = cluster.value.dataPathPort;
   // the node's own reports change a task's status: only what the node must act on counts
   const digest = createHash('sha256')
-    .update(JSON.stringify([tasks.map(({ status: _s, updatedAt: _u, runningAt: _r, ...rest }) => rest), secrets, configs, used, tables, session]))
+    .update(JSON.stringify([tasks.map(({ status: _s, updatedAt: _u, runningAt: _r, ...rest }) => rest), secrets, configs, used, tables, session, dataPathPort, servicePorts]))
     .digest('hex');
-  return { digest, tasks, secrets, configs, networks: used, tables, session };
+  return { digest, tasks, secrets, configs, networks: used, tables, session, dataPathPort, servicePorts };
+}
+
+/** A service's ports that have a name (EndpointSpec.Ports), which DNS answers SRV queries for. */
+function namedPorts(service: ServiceRecord): ServicePorts {
+  const ports = (service.spec.EndpointSpec?.Ports ?? []).filter((p) => (p.Name ?? '') !== '');
+  return { serviceId: service.id, ports: ports.map((p) => ({ name: p.Name!, protocol: p.Protocol, targetPort: p.TargetPort ?? 0 })) };
 }
 
 async function objectsOf(services: ServiceState, kind: ObjectKind, ids: ReadonlySet<string>, dek: Buffer): Promise<AssignedObject[]> {

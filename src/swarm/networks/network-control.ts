@@ -7,7 +7,7 @@ import { EngineError, invalidParameter, notFound } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import type { NetworkCreateRequest } from '../../network/create-request.js';
 import { IpNet } from '../../network/ip-net.js';
-import { isPredefined, type NetworkRecord } from '../../network/network-record.js';
+import { isJoinedSwarmNetwork, isPredefined, type NetworkRecord } from '../../network/network-record.js';
 import { decode, encode, type ClusterState, type Versioned } from '../cluster/cluster-state.js';
 import { newSwarmId } from '../ids.js';
 import { stateRank, type TaskRecord } from '../services/service-records.js';
@@ -142,7 +142,7 @@ async function resolveOne(state: ClusterState, target: string, local: LocalNetwo
       if (ln.name === 'host' || ln.name === 'bridge') throw new EngineError('notImplemented', `berth does not attach services to the predefined network ${ln.name} yet`);
       throw notFound(`could not find the corresponding predefined swarm network: network ${ln.name} not found`);
     }
-    if (ln !== undefined && ln.placeholderFor === undefined) {
+    if (ln !== undefined && !isJoinedSwarmNetwork(ln)) {
       throw new EngineError('forbidden', `The network ${ln.name} cannot be used with services. Only networks scoped to the swarm can be used, such as those created with the overlay driver.`);
     }
     throw err;

@@ -128,6 +128,15 @@ export interface Assignments {
   tables: Record<string, Partial<Record<TableName, WireEntry[]>>>;
   /** the node's session (its lease): a new one has none of the node's entries, which it publishes again */
   session: string;
+  /** the swarm's VXLAN port (DataPathPort) */
+  dataPathPort: number;
+  /** the named ports of the services on those networks, for DNS SRV answers */
+  servicePorts: ServicePorts[];
+}
+
+export interface ServicePorts {
+  serviceId: string;
+  ports: Array<{ name: string; protocol: 'tcp' | 'udp' | 'sctp'; targetPort: number }>;
 }
 
 export interface WireEntry {
