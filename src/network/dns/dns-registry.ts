@@ -6,6 +6,7 @@
 // for the container that made the link; PTR answers `name.network`.
 import { canonicalAddress } from './canonical-address.js';
 import type { DnsAddresses, DnsRecords } from './dns-records.js';
+import { rotate } from './rotate.js';
 
 /** A container's endpoint on one network, as the network area knows it. */
 export interface DnsEndpoint {
@@ -200,10 +201,4 @@ class NameEntry {
     const aaaa = this.endpoints.flatMap((e) => (e.ipv6 === undefined ? [] : [e.ipv6]));
     this.addresses = { a: [...new Set(a)], aaaa: [...new Set(aaaa)] };
   }
-}
-
-function rotate(list: readonly string[], turn: number): readonly string[] {
-  if (list.length < 2) return list;
-  const k = turn % list.length;
-  return k === 0 ? list : [...list.slice(k), ...list.slice(0, k)];
 }
