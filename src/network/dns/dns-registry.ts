@@ -57,7 +57,7 @@ export class DnsRegistry implements DnsRecords {
   /** The swarm agent applies endpoint records there; the names of networks added with `swarm` come from it. */
   readonly swarm: SwarmNames;
   private readonly networks = new Map<string, Network>();
-  /** Each container's endpoints in the order it joined their networks: the order names are looked for. */
+  /** Each container's endpoints in the order it joined their networks: the order names are looked for (its swarm networks first) and PTR asks. */
   private readonly containers = new Map<string, Endpoint[]>();
   /** Container addresses on every network, to know a querier by its source address. */
   private readonly queriers = new Map<string, string>();
