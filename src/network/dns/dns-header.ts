@@ -15,7 +15,7 @@ export const Flag = {
   rcode: 0x000f,
 } as const;
 
-export const Rcode = { noError: 0, formErr: 1, servFail: 2, notImp: 4, refused: 5 } as const;
+export const Rcode = { noError: 0, formErr: 1, servFail: 2, nxDomain: 3, notImp: 4, refused: 5 } as const;
 export type Rcode = (typeof Rcode)[keyof typeof Rcode];
 
 export interface DnsHeader {

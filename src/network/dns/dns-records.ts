@@ -8,6 +8,13 @@ export interface DnsAddresses {
   aaaa: readonly string[];
 }
 
+/** One SRV record's target: a host name, its port, and that host's IPv4 address (the A record sent beside it). */
+export interface DnsServiceTarget {
+  target: string;
+  port: number;
+  ipv4: string;
+}
+
 export interface DnsRecords {
   /** Changes whenever an answer may have changed (a network or endpoint added or removed): the server's replies are remembered until then. */
   readonly version: number;
@@ -15,4 +22,6 @@ export interface DnsRecords {
   lookup(source: string, name: string): DnsAddresses | undefined;
   /** The names of `address` for PTR, when the querier's networks hold it. */
   reverse(source: string, address: string): string[] | undefined;
+  /** The targets of an SRV name (lower case, no trailing dot); an empty list for a name of ours that names none (NXDOMAIN); undefined for a name not ours (forwarded). */
+  service(source: string, name: string): readonly DnsServiceTarget[] | undefined;
 }

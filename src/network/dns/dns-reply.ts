@@ -16,7 +16,8 @@ const EDNS_UDP_BYTES = 1232;
 
 const OPT: OptAnswer = { type: 'OPT', name: '.', udpPayloadSize: EDNS_UDP_BYTES, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] };
 
-export function dnsReply(query: DecodedPacket, rcode: Rcode, answers: Answer[] = []): Packet {
+/** `additionals` are records that help with the answers (an SRV target's A record); the OPT record is added here. */
+export function dnsReply(query: DecodedPacket, rcode: Rcode, answers: Answer[] = [], additionals: Answer[] = []): Packet {
   const flags = ((query.flags ?? 0) & (Flag.opcode | Flag.recursionDesired | Flag.checkingDisabled)) | Flag.recursionAvailable | rcode;
   return {
     type: 'response',
@@ -24,7 +25,7 @@ export function dnsReply(query: DecodedPacket, rcode: Rcode, answers: Answer[] =
     flags,
     questions: query.questions?.slice(0, 1),
     answers,
-    additionals: ednsOf(query) ? [OPT] : [],
+    additionals: ednsOf(query) ? [...additionals, OPT] : additionals,
   };
 }
 
@@ -34,19 +35,31 @@ export function replyLimit(query: DecodedPacket, transport: Transport): number {
   return Math.max(PLAIN_UDP_BYTES, ednsOf(query)?.udpPayloadSize ?? 0);
 }
 
-/** The reply encoded within `maxBytes`: answers that do not fit are left out and the TC bit tells the client to ask over TCP. */
+/**
+ * The reply encoded within `maxBytes`: the answers that fit, then the additional records that fit
+ * (the OPT record always stays). The TC bit, telling the client to ask over TCP, is set when an
+ * answer is left out; additional records alone may go without it (RFC 2181 9).
+ */
 export function encodeReply(reply: Packet, maxBytes: number): Buffer {
   const whole = dnsPacket.encode(reply);
   if (whole.length <= maxBytes) return whole;
   const answers = reply.answers ?? [];
-  let length = dnsPacket.encodingLength({ ...reply, answers: [] });
-  let kept = 0;
-  for (const answer of answers) {
-    length += dnsPacket.encodingLength({ answers: [answer] }) - HEADER_BYTES;
-    if (length > maxBytes) break;
-    kept++;
-  }
-  return dnsPacket.encode({ ...reply, flags: (reply.flags ?? 0) | Flag.truncated, answers: answers.slice(0, kept) });
+  const opt = (reply.additionals ?? []).filter((a) => a.type === 'OPT');
+  const helpers = (reply.additionals ?? []).filter((a) => a.type !== 'OPT');
+  let room = maxBytes - dnsPacket.encodingLength({ ...reply, answers: [], additionals: opt });
+  const fitting = (records: Answer[]): Answer[] => {
+    let kept = 0;
+    for (const record of records) {
+      const size = dnsPacket.encodingLength({ answers: [record] }) - HEADER_BYTES;
+      if (size > room) break;
+      room -= size;
+      kept++;
+    }
+    return records.slice(0, kept);
+  };
+  const keptAnswers = fitting(answers);
+  const flags = (reply.flags ?? 0) | (keptAnswers.length < answers.length ? Flag.truncated : 0);
+  return dnsPacket.encode({ ...reply, flags, answers: keptAnswers, additionals: [...fitting(helpers), ...opt] });
 }
 
 function ednsOf(query: DecodedPacket): OptAnswer | undefined {

@@ -15,6 +15,8 @@ const SERVER = '127.53.0.1';
 const SECOND_SERVER = '127.53.0.2';
 /** A container on network 'front': the querier of most tests. */
 const CLIENT = '127.53.0.10';
+/** A swarm task's gwbridge address: it resolves the names of overlay 'appnet'. */
+const TASK = '127.53.0.11';
 /** An address no container has. */
 const STRANGER = '127.53.0.99';
 const UPSTREAM = '127.53.1.1';
@@ -33,6 +35,17 @@ registry.addEndpoint('n1', { containerId: 'd'.repeat(64), containerName: 'db', i
 for (let i = 0; i < 40; i++) {
   registry.addEndpoint('n1', { containerId: `${i}`.padStart(64, 'e'), containerName: `replica${i}`, aliases: ['many'], ipv4: `10.1.1.${i + 1}` });
 }
+
+// service web on overlay 'appnet': VIP 10.0.1.2, named port http (tcp 8080), thirty tasks
+registry.swarm.addNetwork('ov1', 'appnet', { ingress: false });
+registry.swarm.setServicePorts('svc-web', [{ name: 'http', protocol: 'tcp', targetPort: 8080 }]);
+for (let i = 1; i <= 30; i++) {
+  const endpoint = { endpointId: `ep${i}`, name: `web.${i}.task${i}`, serviceName: 'web', serviceId: 'svc-web', virtualIp: '10.0.1.2', ip: `10.0.1.${10 + i}`, aliases: [], taskAliases: [], disabled: false };
+  registry.swarm.apply('ov1', { kind: 'add', endpoint });
+}
+registry.addNetwork('ov1', 'appnet', { swarm: true });
+registry.addEndpoint('ov1', { containerId: 't'.repeat(64), containerName: 'task', ipv4: '10.0.1.9' });
+registry.addQuerier('t'.repeat(64), TASK);
 
 let upstreams: Upstream[] = [];
 const asked: string[] = [];
@@ -315,6 +328,48 @@ describe('DNS server: names of ours', () => {
     await assert.rejects(other.listen(SERVER), /EADDRINUSE/);
     await other.closeAll();
     assert.deepEqual(addresses(await ask('web')), ['10.1.0.2']);
+  });
+});
+
+describe('DNS server: swarm names', () => {
+  const srvData = (reply: DecodedPacket) => (reply.answers ?? []).map((a) => (a as { data: { port: number; target: string } }).data);
+
+  it('answers a service with its VIP and tasks.<service> with every task, to a task querying from its gwbridge address', async () => {
+    assert.deepEqual(addresses(await ask('web', { from: TASK })), ['10.0.1.2']);
+    const tasks = await ask('tasks.web', { from: TASK, ednsBytes: 4096 });
+    assert.equal(addresses(tasks).length, 30);
+    assert.equal((await ask('tasks.web', { from: STRANGER })).rcode, 'SERVFAIL', 'a stranger\'s query is forwarded (no upstream here)');
+  });
+
+  it('answers SRV by port name with each task as task.network, its A record in the additional section', async () => {
+    const reply = await ask('_http._tcp.web', { from: TASK, type: 'SRV', ednsBytes: 4096 });
+    assert.equal(reply.rcode, 'NOERROR');
+    const data = srvData(reply);
+    assert.equal(data.length, 30);
+    assert.ok(data.every((d) => d.port === 8080 && /^web\.\d+\.task\d+\.appnet$/.test(d.target)));
+    const a = new Map((reply.additionals ?? []).filter((r) => r.type === 'A').map((r) => [r.name, (r as { data: string }).data]));
+    assert.equal(a.size, 30);
+    assert.equal(a.get('web.7.task7.appnet'), '10.0.1.17');
+    assert.deepEqual(addresses(await ask('web.7.task7.appnet', { from: TASK })), ['10.0.1.17'], 'a target resolves as it is named');
+  });
+
+  it('truncates an SRV answer over 512 bytes, and gives it all over TCP', async () => {
+    const plain = await ask('_http._tcp.web', { from: TASK, type: 'SRV' });
+    assert.equal(plain.flag_tc, true);
+    assert.ok(plain.bytes <= 512);
+    const [tcp] = await askTcp([queryPacket('_http._tcp.web', { type: 'SRV' })], TASK);
+    assert.equal(srvData(tcp).length, 30);
+    assert.equal(tcp.additionals?.length, 30);
+  });
+
+  it('answers NXDOMAIN for an unknown port of a service of ours, and forwards an SRV name not ours', async () => {
+    upstreams = [{ address: UPSTREAM }];
+    upstream.answer = () => ({ flags: 3 });
+    assert.equal((await ask('_ssh._tcp.web', { from: TASK, type: 'SRV' })).rcode, 'NXDOMAIN');
+    assert.equal((await ask('_http._udp.web', { from: TASK, type: 'SRV' })).rcode, 'NXDOMAIN');
+    assert.equal(upstream.seen.length, 0);
+    await ask('_sip._udp.example.com', { from: TASK, type: 'SRV' });
+    assert.deepEqual(upstream.seen.map((q) => q.name), ['_sip._udp.example.com']);
   });
 });
 
