@@ -157,18 +157,16 @@ describe('swarm names', () => {
     assert.deepEqual(names.service('ov1', 'web', 'http', 'tcp'), []);
   });
 
-  it('takes 10k changes and as many lookups quickly', () => {
+  // its speed is the bench's (records applied per second), never a test's
+  it('takes 10k changes, a third of them disabled, and keeps the other tasks', () => {
     const names = appnet();
-    const start = performance.now();
     for (let i = 0; i < 10_000; i++) {
       const endpoint = task(i, { ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, name: `web.${i}.t${i}`, taskAliases: [] });
       names.apply('ov1', { kind: 'add', endpoint });
       if (i % 3 === 0) names.apply('ov1', { kind: 'disable', endpoint });
       names.lookup('ov1', `web.${i}.t${i}`);
     }
-    const took = performance.now() - start;
     assert.equal(a(names, 'tasks.web')?.length, 6666);
-    assert.ok(took < 1000, `${took.toFixed(0)} ms`);
   });
 });
 
