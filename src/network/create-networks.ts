@@ -23,6 +23,7 @@ import { OverlayNetworks } from './overlay/overlay-networks.js';
 import { openNetworkRecords } from './network-records.js';
 import { PublishedPorts } from './published-ports.js';
 import type { SwarmNetworks } from './swarm-networks.js';
+import { SwarmEndpoints } from './swarm-endpoints.js';
 import { UpstreamResolvers } from './upstream-resolvers.js';
 
 export interface NetworksDeps {
@@ -48,6 +49,7 @@ export async function createNetworks(deps: NetworksDeps) {
   const netnsDir = path.join(deps.execRoot, 'netns');
   const netnsFolder = await prepareNetnsDir(netnsDir);
   const registry = new DnsRegistry();
+  const swarmEndpoints = new SwarmEndpoints(registry.swarm);
   const overlay = new OverlayNetworks(path.join(deps.execRoot, 'overlay'), () => service.joinedSwarmNetworks().map((n) => n.id));
   const upstreams = new UpstreamResolvers(settings.dns);
   const attachments = new NetworkAttachments({
@@ -99,6 +101,10 @@ export async function createNetworks(deps: NetworksDeps) {
   const swarm = {
     setDataPath: overlay.setDataPath.bind(overlay),
     setPeers: overlay.setPeers.bind(overlay),
+    addNetworks: swarmEndpoints.addNetworks.bind(swarmEndpoints),
+    leftNetworks: swarmEndpoints.leftNetworks.bind(swarmEndpoints),
+    applyEndpoint: swarmEndpoints.apply.bind(swarmEndpoints),
+    setServicePorts: swarmEndpoints.setServicePorts.bind(swarmEndpoints),
   };
   return { api, service, containers, swarm, find, drivers: LOCAL_DRIVERS, shutdown };
 }

@@ -224,7 +224,7 @@ export class NetworkAttachments {
     this.planned.delete(containerId);
     for (const { network, endpoint, ports, defaultRoute } of planned) {
       await this.plumbEndpoint(network, endpoint, containerId, this.netnsPath(containerId), { ports, defaultRoute });
-      if (endpoint.egressOnly) await this.serveDnsOn(endpoint.gateway);
+      if (endpoint.egressOnly) await this.serveQuerier(endpoint);
       else if (isUserDefined(network)) await this.serveDns(network, endpoint);
       if (!endpoint.egressOnly) this.publish('connect', network, containerId);
     }
@@ -288,7 +288,7 @@ export class NetworkAttachments {
         }
         const network = this.deps.service.find(endpoint.networkId);
         if (network.driver === 'bridge') await this.deps.firewall.plumb(network);
-        if (endpoint.egressOnly) await this.serveDnsOn(endpoint.gateway);
+        if (endpoint.egressOnly) await this.serveQuerier(endpoint);
         else if (isUserDefined(network)) await this.serveDns(network, endpoint);
       }
     }
@@ -303,6 +303,7 @@ export class NetworkAttachments {
   private async undo(endpoint: EndpointRecord, network: NetworkRecord, opts: { namespaceGoes: boolean }): Promise<void> {
     const { containerId } = endpoint;
     this.deps.dns.registry.removeEndpoint(endpoint.networkId, containerId);
+    if (endpoint.egressOnly && endpoint.ipv4Address !== undefined) this.deps.dns.registry.removeQuerier(endpoint.ipv4Address.split('/')[0]!);
     if (isOverlayPlumbing(endpoint.plumbing)) {
       await this.deps.overlay.detach(endpoint.networkId, endpoint.plumbing.overlay.ip).catch((err: unknown) => this.deps.log.warn({ err, id: containerId, network: network.name }, 'undoing an overlay endpoint'));
       await this.deps.service.releaseEndpoint(endpoint.id);
@@ -357,7 +358,7 @@ export class NetworkAttachments {
   /** Registers the endpoint's names, and serves DNS on its network's gateway (made by the bridge plugin's ADD). */
   private async serveDns(network: NetworkRecord, endpoint: EndpointRecord): Promise<void> {
     const { registry } = this.deps.dns;
-    registry.addNetwork(network.id, network.name);
+    registry.addNetwork(network.id, network.name, { swarm: network.driver === 'overlay' });
     registry.addEndpoint(network.id, {
       containerId: endpoint.containerId,
       containerName: endpoint.containerName,
@@ -368,6 +369,13 @@ export class NetworkAttachments {
     });
     // macvlan and ipvlan gateways are not berthd's: their containers use the host's resolvers
     if (network.driver === 'bridge') await this.serveDnsOn(endpoint.gateway);
+  }
+
+  /** A docker_gwbridge leg: its address is the container's for the DNS server, which serves on its gateway, but it has no names. */
+  private async serveQuerier(endpoint: EndpointRecord): Promise<void> {
+    const address = endpoint.ipv4Address?.split('/')[0];
+    if (address !== undefined) this.deps.dns.registry.addQuerier(endpoint.containerId, address);
+    await this.serveDnsOn(endpoint.gateway);
   }
 
   /** Serves DNS on a bridge's gateway (made by the bridge plugin's ADD). */
@@ -431,9 +439,9 @@ function endpointSettings(config: EndpointConfig | null, legacyLinks: readonly s
 }
 
 
-/** A network of the user's making: its containers resolve each other by name (the default bridge's do not). */
+/** A network of the user's making, or the swarm's: its containers resolve names (the default bridge's do not). */
 function isUserDefined(network: NetworkRecord): boolean {
-  return network.name !== 'bridge' && (network.driver === 'bridge' || network.driver === 'macvlan' || network.driver === 'ipvlan');
+  return network.name !== 'bridge' && (network.driver === 'bridge' || network.driver === 'macvlan' || network.driver === 'ipvlan' || network.driver === 'overlay');
 }
 
 /** `name:alias` links as the DNS registry keeps them: alias → linked container's name. */
