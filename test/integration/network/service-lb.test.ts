@@ -46,7 +46,7 @@ function onLan(member: string, port: string, ip: string): void {
 }
 
 /** `count` connections one after another from `from` to host:port: how many each answer (or error code) had, and how long it took. */
-function connections(from: string, host: string, port: number, count: number): { answers: Record<string, number>; ms: number } {
+function connections(from: string, host: string, port: number, count: number): { answers: Record<string, number> } {
   const script = `
     const net = require('node:net');
     const once = () => new Promise((resolve) => {
