@@ -44,6 +44,13 @@ describe('swarm allocator', () => {
     await swarm?.close();
   });
 
+  it('refuses an encrypted overlay network (no IPsec in berth), making nothing', async () => {
+    const r = await n1.docker(['network', 'create', '-d', 'overlay', '--opt', 'encrypted', 'secret-ov']);
+    assert.notEqual(r.code, 0);
+    assert.equal(r.stderr.trim(), 'Error response from daemon: encrypted overlay networks are not supported by berth');
+    assert.equal((await n1.request('GET', '/networks/secret-ov')).status, 404);
+  });
+
   it('publishes a port asked for as asked and 0 as the lowest free dynamic port, and a virtual IP on each network', async () => {
     ids.a = await cli(['service', 'create', '--detach', '--name', 'a', '--replicas', '2', '-p', '8080:80', '-p', '81', '--network', 'ov', '--network', 'ov2', 'busybox', 'sleep', '3600']);
     ids.b = await cli(['service', 'create', '--detach', '--name', 'b', '-p', '82', '--network', 'ov', 'busybox', 'sleep', '3600']);
