@@ -16,6 +16,7 @@ import { SwarmService } from './swarm-service.js';
 import { createObject, decodeObjectSpec, findObject, listObjects, parseObjectVersion, removeObject, updateObject } from './objects/secret-control.js';
 import type { ObjectKind } from './objects/secret-records.js';
 import type { EtcdPorts } from './manager-etcd.js';
+import { parseNodePortRanges } from './node-port-ranges.js';
 import type { TaskRuntime } from './agent/task-runtime.js';
 import { openLogs, type LogSelector, type LogsRequest } from './manager/log-broker.js';
 import type { NetworkCreateRequest } from '../network/create-request.js';
@@ -45,9 +46,13 @@ export interface SwarmDeps {
   runtime: TaskRuntime;
   /** this node's own networks, which a service may name but not use */
   localNetworks: LocalNetworks;
+  /** the daemon's node-port-range and dynamic-node-port-range: where this manager's allocator puts published ports */
+  nodePortRanges: { range: string; dynamic: string };
 }
 
 export async function createSwarm(deps: SwarmDeps) {
+  // berthd checked them at start already (cli/main.ts)
+  const nodePortRanges = parseNodePortRanges(deps.nodePortRanges.range, deps.nodePortRanges.dynamic);
   const describe = async (): Promise<NodeDescription> => {
     const host = readHostFacts();
     const p = deps.plugins();
@@ -102,6 +107,7 @@ export async function createSwarm(deps: SwarmDeps) {
     }),
   };
   const services = () => service.manager().services;
+  const serviceDeps = { localNetworks: deps.localNetworks, nodePortRanges };
   const serviceApi = {
     async list(filters: FilterArgs, status: boolean) {
       const all = await services().services();
@@ -112,14 +118,14 @@ export async function createSwarm(deps: SwarmDeps) {
       const byId = new Map(nodes.map((n) => [n.value.id, n.value]));
       return found.map((s) => ({ service: s, status: serviceCounts(s.value, tasks.map((t) => t.value), byId) }));
     },
-    create: (req: ServiceRequest) => createService(services(), req, deps.localNetworks),
+    create: (req: ServiceRequest) => createService(services(), req, serviceDeps),
     async inspect(id: string, insertDefaults: boolean) {
       const found = await findService(services(), id);
       return insertDefaults ? { ...found, value: { ...found.value, spec: withDefaults(found.value.spec) } } : found;
     },
     update: async (id: string, version: string | null, req: ServiceRequest & { rollback: string | null; registryAuthFrom: string | null }) => {
       const v = parseServiceVersion(version);
-      return updateService(services(), id, { ...req, version: v }, deps.localNetworks);
+      return updateService(services(), id, { ...req, version: v }, serviceDeps);
     },
     remove: (id: string) => removeService(services(), id),
     async listTasks(filters: FilterArgs) {
