@@ -92,6 +92,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         distribution: images.distribution,
         build: builds.api,
         swarm: swarm.api,
+        debug: swarm.debug,
       },
       log,
       (r) => metrics.hooks.apiRequest(r),

@@ -1,6 +1,6 @@
 // The swarm area: this node's membership (swarm-service.ts) resumed from the data root, the
 // Swarm and Node routes' backend (`api`), the swarm's networks for the network area (`networks`),
-// and the Swarm section of /info (`info`).
+// the Swarm section of /info (`info`), and the debug view of the node's network tables (`debug`).
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Logger } from 'pino';
@@ -24,6 +24,7 @@ import type { SwarmNetworks } from '../network/swarm-networks.js';
 import { createNetwork, networks as swarmNetworks, removeNetwork, type LocalNetworks } from './networks/network-control.js';
 import { networkView } from './networks/network-records.js';
 import { networkServices } from './endpoints/network-services.js';
+import { networkTableView } from './endpoints/network-table-view.js';
 import { createService, findService, findTask, parseServiceVersion, removeService, updateService, type ServiceRequest } from './services/service-control.js';
 import { selectServices, selectTasks } from './services/service-filters.js';
 import { withDefaults } from './services/service-spec.js';
@@ -151,5 +152,8 @@ export async function createSwarm(deps: SwarmDeps) {
     remove: (id: string) => removeNetwork(state(), id),
     services: (networkId: string) => networkServices(service.networkTables(), networkId, deps.log),
   };
-  return { api: { ...api, services: serviceApi }, networks, info: () => service.info(), shutdown: () => service.shutdown() };
+  const debug = {
+    networkTable: (networkId: string, table: string) => networkTableView(service.memberTables(), networkId, table),
+  };
+  return { api: { ...api, services: serviceApi }, networks, debug, info: () => service.info(), shutdown: () => service.shutdown() };
 }
