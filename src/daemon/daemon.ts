@@ -66,7 +66,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     const containers = await createContainers({ logConfig: { Type: config.logDriver, Config: config.logOpts }, cgroupParent: config.cgroupParent, dataRoot, events, log, records, rootfs, images: images.store, networks: networks.containers, volumes: volumes.containers, metrics: metrics.hooks });
     undo.push(() => containers.shutdown());
     const builds = createBuilds({ dataRoot, log, events, images: images.build, containers: containers.stepContainers });
-    const swarm = await createSwarm({ dataRoot, execRoot, events, log, engineLabels: config.labels, etcdPorts: { client: config.swarmEtcdClientPort, peer: config.swarmEtcdPeerPort }, externalEtcd: { endpoints: config.swarmEtcdEndpoints, caFile: config.swarmEtcdCaCert, certFile: config.swarmEtcdCert, keyFile: config.swarmEtcdKey, prefix: config.swarmEtcdPrefix }, plugins: () => ({ log: containers.logDrivers, network: networks.drivers, volume: volumes.inventory.drivers() }), runtime: { ...containers.taskContainers, pull: images.tasks.ensure }, networking: networks.swarm, localNetworks: networks.find });
+    const swarm = await createSwarm({ dataRoot, execRoot, events, log, engineLabels: config.labels, etcdPorts: { client: config.swarmEtcdClientPort, peer: config.swarmEtcdPeerPort }, externalEtcd: { endpoints: config.swarmEtcdEndpoints, caFile: config.swarmEtcdCaCert, certFile: config.swarmEtcdCert, keyFile: config.swarmEtcdKey, prefix: config.swarmEtcdPrefix }, plugins: () => ({ log: containers.logDrivers, network: networks.drivers, volume: volumes.inventory.drivers() }), runtime: { ...containers.taskContainers, pull: images.tasks.ensure }, networking: networks.swarm, localNetworks: networks.find, nodePortRanges: { range: config.nodePortRange, dynamic: config.dynamicNodePortRange } });
     undo.push(() => swarm.shutdown());
     const system = await createSystem({ config, events, inventories: { images: images.inventory, containers: containers.inventory, volumes: volumes.inventory }, networkDrivers: networks.drivers, logDrivers: containers.logDrivers, swarm: { info: swarm.info } });
 
@@ -92,6 +92,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         distribution: images.distribution,
         build: builds.api,
         swarm: swarm.api,
+        debug: swarm.debug,
       },
       log,
       (r) => metrics.hooks.apiRequest(r),

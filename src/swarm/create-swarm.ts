@@ -1,6 +1,6 @@
 // The swarm area: this node's membership (swarm-service.ts) resumed from the data root, the
 // Swarm and Node routes' backend (`api`), the swarm's networks for the network area (`networks`),
-// and the Swarm section of /info (`info`).
+// the Swarm section of /info (`info`), and the debug view of the node's network tables (`debug`).
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Logger } from 'pino';
@@ -16,6 +16,7 @@ import { SwarmService } from './swarm-service.js';
 import { createObject, decodeObjectSpec, findObject, listObjects, parseObjectVersion, removeObject, updateObject } from './objects/secret-control.js';
 import type { ObjectKind } from './objects/secret-records.js';
 import type { EtcdPorts } from './manager-etcd.js';
+import { parseNodePortRanges } from './node-port-ranges.js';
 import type { TaskNetworking, TaskRuntime } from './agent/task-runtime.js';
 import { openLogs, type LogSelector, type LogsRequest } from './manager/log-broker.js';
 import type { NetworkCreateRequest } from '../network/create-request.js';
@@ -23,6 +24,7 @@ import type { SwarmNetworks } from '../network/swarm-networks.js';
 import { createNetwork, networks as swarmNetworks, removeNetwork, type LocalNetworks } from './networks/network-control.js';
 import { networkView } from './networks/network-records.js';
 import { networkServices } from './endpoints/network-services.js';
+import { networkTableView } from './endpoints/network-table-view.js';
 import { createService, findService, findTask, parseServiceVersion, removeService, updateService, type ServiceRequest } from './services/service-control.js';
 import { selectServices, selectTasks } from './services/service-filters.js';
 import { withDefaults } from './services/service-spec.js';
@@ -46,9 +48,13 @@ export interface SwarmDeps {
   networking: TaskNetworking;
   /** this node's own networks, which a service may name but not use */
   localNetworks: LocalNetworks;
+  /** the daemon's node-port-range and dynamic-node-port-range: where this manager's allocator puts published ports */
+  nodePortRanges: { range: string; dynamic: string };
 }
 
 export async function createSwarm(deps: SwarmDeps) {
+  // berthd checked them at start already (cli/main.ts)
+  const nodePortRanges = parseNodePortRanges(deps.nodePortRanges.range, deps.nodePortRanges.dynamic);
   const describe = async (): Promise<NodeDescription> => {
     const host = readHostFacts();
     const p = deps.plugins();
@@ -103,6 +109,7 @@ export async function createSwarm(deps: SwarmDeps) {
     }),
   };
   const services = () => service.manager().services;
+  const serviceDeps = { localNetworks: deps.localNetworks, nodePortRanges };
   const serviceApi = {
     async list(filters: FilterArgs, status: boolean) {
       const all = await services().services();
@@ -113,14 +120,14 @@ export async function createSwarm(deps: SwarmDeps) {
       const byId = new Map(nodes.map((n) => [n.value.id, n.value]));
       return found.map((s) => ({ service: s, status: serviceCounts(s.value, tasks.map((t) => t.value), byId) }));
     },
-    create: (req: ServiceRequest) => createService(services(), req, deps.localNetworks),
+    create: (req: ServiceRequest) => createService(services(), req, serviceDeps),
     async inspect(id: string, insertDefaults: boolean) {
       const found = await findService(services(), id);
       return insertDefaults ? { ...found, value: { ...found.value, spec: withDefaults(found.value.spec) } } : found;
     },
     update: async (id: string, version: string | null, req: ServiceRequest & { rollback: string | null; registryAuthFrom: string | null }) => {
       const v = parseServiceVersion(version);
-      return updateService(services(), id, { ...req, version: v }, deps.localNetworks);
+      return updateService(services(), id, { ...req, version: v }, serviceDeps);
     },
     remove: (id: string) => removeService(services(), id),
     async listTasks(filters: FilterArgs) {
@@ -146,5 +153,8 @@ export async function createSwarm(deps: SwarmDeps) {
     remove: (id: string) => removeNetwork(state(), id),
     services: (networkId: string) => networkServices(service.networkTables(), networkId, deps.log),
   };
-  return { api: { ...api, services: serviceApi }, networks, info: () => service.info(), shutdown: () => service.shutdown() };
+  const debug = {
+    networkTable: (networkId: string, table: string) => networkTableView(service.memberTables(), networkId, table),
+  };
+  return { api: { ...api, services: serviceApi }, networks, debug, info: () => service.info(), shutdown: () => service.shutdown() };
 }

@@ -5,6 +5,7 @@
 // twice, 0 replaced by the next free port of the dynamic range).
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { PortConfig_Protocol, PortConfigSchema, type PortConfig } from '../generated/libnetwork/agent_pb.js';
+import { DNS_LABEL_RULE, isDnsLabel } from '../lib/dns-label.js';
 import { InvalidEndpointRecordError } from './endpoint-record-error.js';
 import { formatPortRange, type NodePortRanges } from './node-port-ranges.js';
 
@@ -15,9 +16,6 @@ const PROTOCOL_NAMES: Record<PortConfig_Protocol, string> = {
   [PortConfig_Protocol.UDP]: 'udp',
   [PortConfig_Protocol.SCTP]: 'sctp',
 };
-
-/** RFC 1123 label: so that a port's name can stand in `_name._tcp.service`. */
-const DNS_LABEL = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 
 /** Checks the ports of one record by themselves; throws InvalidEndpointRecordError naming the port. */
 export function checkPortConfigs(ports: readonly PortConfigInit[]): PortConfig[] {
@@ -30,9 +28,9 @@ export function checkPortConfigs(ports: readonly PortConfigInit[]): PortConfig[]
     if (port.publishedPort !== 0 && !isPort(port.publishedPort)) {
       throw new InvalidEndpointRecordError(`published port ${port.publishedPort}/${protocol} is not a port: want 1-65535`);
     }
-    if (port.name !== '' && !DNS_LABEL.test(port.name)) {
+    if (port.name !== '' && !isDnsLabel(port.name)) {
       throw new InvalidEndpointRecordError(
-        `port name "${port.name}" of ${port.targetPort}/${protocol} is not a DNS label: use at most 63 letters, digits and hyphens, starting and ending with a letter or digit`,
+        `port name "${port.name}" of ${port.targetPort}/${protocol} is not a DNS label: use ${DNS_LABEL_RULE}`,
       );
     }
     const target = `${port.targetPort}/${protocol}`;

@@ -39,6 +39,7 @@ import { ClusterServer, type NodeHandlers } from './transport/cluster-server.js'
 
 const WORKER_NOT_MANAGER_MESSAGE = "This node is not a swarm manager. Worker nodes can't be used to view or modify cluster state. Please run this command on a manager node or promote the current node to a manager.";
 const ALREADY_IN_SWARM_MESSAGE = 'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.';
+const NOT_IN_SWARM_MESSAGE = 'This node is not part of a swarm';
 const LOCKED_MESSAGE = 'Swarm is encrypted and needs to be unlocked before it can be used. Please use "docker swarm unlock" to unlock it.';
 const JOIN_TIMEOUT_MESSAGE = 'Timeout was reached before node joined. The attempt to join the swarm will continue in the background. Use the "docker info" command to see the current swarm status of your node.';
 /** how long a join call waits before it answers and goes on in the background (dockerd's swarmConnectTimeout) */
@@ -156,6 +157,13 @@ export class SwarmService {
   /** The network tables of this node's tasks' networks (empty outside a swarm). */
   networkTables(): NetworkTables {
     return this.tasks?.tables ?? new NetworkTables();
+  }
+
+  /** The network tables of a node in a swarm, or dockerd's 503 for why it is in none. */
+  memberTables(): NetworkTables {
+    if (this.mode.kind === 'locked') throw new EngineError('unavailable', LOCKED_MESSAGE);
+    if (this.role() === 'none' || this.tasks === undefined) throw new EngineError('unavailable', NOT_IN_SWARM_MESSAGE);
+    return this.tasks.tables;
   }
 
   /** The manager of this node, or dockerd's 503 for why there is none. */
@@ -288,7 +296,7 @@ export class SwarmService {
   leave(force: boolean): Promise<void> {
     return this.exclusive(async () => {
       const mode = this.mode;
-      if (mode.kind === 'inactive') throw new EngineError('unavailable', 'This node is not part of a swarm');
+      if (mode.kind === 'inactive') throw new EngineError('unavailable', NOT_IN_SWARM_MESSAGE);
       if (mode.kind === 'locked' && !force) throw new EngineError('unavailable', 'Swarm is encrypted and locked. Please unlock it first or use `--force` to ignore this message.');
       if (mode.kind === 'manager' && !force) await this.refuseManagerLeave(mode.manager);
       if (mode.kind === 'manager') await this.removeOwnMember(mode.manager);

@@ -3,6 +3,8 @@ import type { Route } from '../router.js';
 import type { BuildBackend } from './build/backend.js';
 import { buildRoutes } from './build/routes.js';
 import type { ContainerBackend } from './container/backend.js';
+import type { DebugBackend } from './debug/backend.js';
+import { debugRoutes } from './debug/routes.js';
 import type { DistributionBackend } from './distribution/backend.js';
 import { distributionRoutes } from './distribution/routes.js';
 import { containerRoutes } from './container/routes.js';
@@ -39,6 +41,8 @@ export interface Backends {
   build: BuildBackend;
   /** the swarm and its nodes */
   swarm: SwarmBackend;
+  /** berth's own /debug routes, outside the spec */
+  debug: DebugBackend;
 }
 
 export function allRoutes(backends: Backends): Route[] {
@@ -53,5 +57,6 @@ export function allRoutes(backends: Backends): Route[] {
     ...swarmRoutes(backends.swarm),
     ...distributionRoutes(backends.distribution),
     ...buildRoutes(backends.build),
+    ...debugRoutes(backends.debug),
   ];
 }

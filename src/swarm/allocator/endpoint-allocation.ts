@@ -5,6 +5,7 @@
 // holds released, in the service's transaction.
 import { EngineError } from '../../errors.js';
 import type { SwarmNetworkRecord } from '../networks/network-records.js';
+import type { NodePortRanges } from '../node-port-ranges.js';
 import type { ServiceRecord, VirtualIp } from '../services/service-records.js';
 import type { Claims } from '../services/service-state.js';
 import type { NetworkAttachmentConfig, ServiceSpec } from '../services/service-types.js';
@@ -26,10 +27,17 @@ export function endpointKeys(endpoint: Endpoint): string[] {
 
 /**
  * The endpoint of `spec`, given the one the service had (none for a new service), the swarm's
- * networks and the keys held now; what it keeps of the previous one it keeps.
+ * networks, the keys held now and this daemon's node port ranges; what it keeps of the previous
+ * one it keeps.
  */
-export function allocateEndpoint(spec: ServiceSpec, previous: Endpoint | undefined, networks: ReadonlyMap<string, SwarmNetworkRecord>, held: ReadonlySet<string>): { endpoint: Endpoint; claims: Claims } {
-  const ports = allocatePorts(spec.EndpointSpec?.Ports ?? [], previous?.ports ?? [], held);
+export function allocateEndpoint(
+  spec: ServiceSpec,
+  previous: Endpoint | undefined,
+  networks: ReadonlyMap<string, SwarmNetworkRecord>,
+  held: ReadonlySet<string>,
+  portRanges: NodePortRanges,
+): { endpoint: Endpoint; claims: Claims } {
+  const ports = allocatePorts(spec.EndpointSpec?.Ports ?? [], previous?.ports ?? [], held, portRanges);
   const taken = new Set(held);
   const virtualIps: VirtualIp[] = [];
   if ((spec.EndpointSpec?.Mode ?? 'vip') === 'vip') {

@@ -42,6 +42,11 @@ export class NetworkTables {
     return this.entries.get(table)?.get(networkId) ?? new Map();
   }
 
+  /** Whether the node holds the tables of `networkId` (it has a task on the network). */
+  hasNetwork(networkId: string): boolean {
+    return [...this.entries.values()].some((byNetwork) => byNetwork.has(networkId));
+  }
+
   /** The address of the node that wrote the entry, '' when unknown. */
   ownerOf(key: string): string {
     return this.owners.get(key) ?? '';

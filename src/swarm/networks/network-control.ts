@@ -13,7 +13,7 @@ import { newSwarmId } from '../ids.js';
 import { stateRank, type TaskRecord } from '../services/service-records.js';
 import { ServiceState } from '../services/service-state.js';
 import type { NetworkAttachmentConfig, ServiceSpec } from '../services/service-types.js';
-import { allocatePools, allocateVxlanId, checkIpamEntries } from './network-allocation.js';
+import { allocatePools, allocateVxlanId, checkIpamEntries, type IpamEntry } from './network-allocation.js';
 import { NETWORK_ALLOCATION_KEY, NETWORKS, networkNameKey, type SwarmNetworkRecord } from './network-records.js';
 
 const NAME = /^[a-zA-Z0-9](?:[-_]*[A-Za-z0-9]+)*$/;
@@ -29,22 +29,8 @@ function rpcError(kind: EngineError['kind'], code: string, message: string): Eng
 }
 
 export async function createNetwork(state: ClusterState, req: NetworkCreateRequest): Promise<string> {
-  if (req.ingress && req.attachable) throw rpcError('invalidParameter', 'InvalidArgument', 'ingress network cannot be attachable');
-  if (!NAME.test(req.name)) throw rpcError('invalidParameter', 'InvalidArgument', 'name must be valid as a DNS name component');
-  if (req.name.length > 63) throw rpcError('invalidParameter', 'InvalidArgument', 'name must be 63 characters or fewer');
-  if (req.labels !== null && Object.hasOwn(req.labels, PREDEFINED_LABEL)) {
-    throw rpcError('forbidden', 'PermissionDenied', `label ${PREDEFINED_LABEL} is for internally created predefined networks and cannot be applied by users`);
-  }
-  // the daemon's default driver, as for a local network
-  const driver = req.driver || 'bridge';
-  if (driver !== 'overlay') throw new EngineError('notImplemented', `berth makes swarm networks of the overlay driver only, not ${driver}`);
-  const ipamDriver = req.ipam?.driver ?? '';
-  if (ipamDriver !== '' && ipamDriver !== 'default') throw rpcError('invalidParameter', 'InvalidArgument', `error during lookup of plugin ${ipamDriver}`);
-  const entries = (req.ipam?.config ?? []).map((c) => ({ subnet: c.subnet, ipRange: c.ipRange, gateway: c.gateway }));
-  checkIpamEntries(entries);
-  // the ingress network carries the routing mesh, which comes with overlay networks
-  if (req.ingress) throw new EngineError('notImplemented', 'berth has no ingress network yet');
-
+  checkNetworkRequest(req);
+  const entries = ipamEntries(req);
   for (let attempt = 0; attempt < ALLOCATION_ATTEMPTS; attempt++) {
     const [allocation, existing, cluster] = await Promise.all([state.call(() => state.store.get(NETWORK_ALLOCATION_KEY)), networks(state), state.cluster()]);
     const held = existing.map((n) => n.value);
@@ -82,6 +68,30 @@ export async function createNetwork(state: ClusterState, req: NetworkCreateReque
     if ((await state.call(() => state.store.get(networkNameKey(req.name)))) !== undefined) throw nameTaken(req.name);
   }
   throw new EngineError('system', 'rpc error: code = Unknown desc = update out of sequence');
+}
+
+/** What is checked before anything is allocated: swarmkit's validateNetworkSpec in its words, then what berth cannot make. */
+export function checkNetworkRequest(req: NetworkCreateRequest): void {
+  if (req.ingress && req.attachable) throw rpcError('invalidParameter', 'InvalidArgument', 'ingress network cannot be attachable');
+  if (!NAME.test(req.name)) throw rpcError('invalidParameter', 'InvalidArgument', 'name must be valid as a DNS name component');
+  if (req.name.length > 63) throw rpcError('invalidParameter', 'InvalidArgument', 'name must be 63 characters or fewer');
+  if (req.labels !== null && Object.hasOwn(req.labels, PREDEFINED_LABEL)) {
+    throw rpcError('forbidden', 'PermissionDenied', `label ${PREDEFINED_LABEL} is for internally created predefined networks and cannot be applied by users`);
+  }
+  // the daemon's default driver, as for a local network
+  const driver = req.driver || 'bridge';
+  if (driver !== 'overlay') throw new EngineError('notImplemented', `berth makes swarm networks of the overlay driver only, not ${driver}`);
+  // the overlay driver encrypts when the option is there, whatever its value; berth has no IPsec
+  if (Object.hasOwn(req.options ?? {}, 'encrypted')) throw new EngineError('notImplemented', 'encrypted overlay networks are not supported by berth');
+  const ipamDriver = req.ipam?.driver ?? '';
+  if (ipamDriver !== '' && ipamDriver !== 'default') throw rpcError('invalidParameter', 'InvalidArgument', `error during lookup of plugin ${ipamDriver}`);
+  checkIpamEntries(ipamEntries(req));
+  // the ingress network carries the routing mesh, which comes with overlay networks
+  if (req.ingress) throw new EngineError('notImplemented', 'berth has no ingress network yet');
+}
+
+function ipamEntries(req: NetworkCreateRequest): IpamEntry[] {
+  return (req.ipam?.config ?? []).map((c) => ({ subnet: c.subnet, ipRange: c.ipRange, gateway: c.gateway }));
 }
 
 export async function networks(state: ClusterState): Promise<Array<Versioned<SwarmNetworkRecord>>> {

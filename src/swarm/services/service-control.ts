@@ -11,6 +11,7 @@ import { checkPortConflicts } from '../allocator/port-allocation.js';
 import { decode, updateOutOfSequence, type Versioned } from '../cluster/cluster-state.js';
 import { newSwarmId } from '../ids.js';
 import { networks, resolveServiceNetworks, type LocalNetworks } from '../networks/network-control.js';
+import type { NodePortRanges } from '../node-port-ranges.js';
 import { prefixOf, type SecretRecord } from '../objects/secret-records.js';
 import { isJob, modeName, serviceNameKey, type ServiceRecord, type TaskRecord } from './service-records.js';
 import { decodeServiceSpec, type ServiceBehaviours } from './service-spec.js';
@@ -33,13 +34,20 @@ export interface ServiceRequest {
   registryAuth: string | undefined;
 }
 
-/** `localNetworks`: this node's own networks, which a spec may name but not use. */
-export async function createService(services: ServiceState, req: ServiceRequest, localNetworks: LocalNetworks): Promise<{ id: string; warnings: string[] }> {
-  const spec = await resolveServiceNetworks(services.cluster, decodeServiceSpec(req.body, req.api), localNetworks);
+/** What of this node's own a service's create and update read. */
+export interface ServiceControlDeps {
+  /** this node's own networks, which a spec may name but not use */
+  localNetworks: LocalNetworks;
+  /** this daemon's settings: this manager allocates with them */
+  nodePortRanges: NodePortRanges;
+}
+
+export async function createService(services: ServiceState, req: ServiceRequest, deps: ServiceControlDeps): Promise<{ id: string; warnings: string[] }> {
+  const spec = await resolveServiceNetworks(services.cluster, decodeServiceSpec(req.body, req.api), deps.localNetworks);
   validateServiceSpec(spec);
   const id = newSwarmId();
   for (let attempt = 0; attempt < ALLOCATION_ATTEMPTS; attempt++) {
-    const { endpoint, claims } = await allocate(services, spec, id, undefined);
+    const { endpoint, claims } = await allocate(services, spec, id, undefined, deps.nodePortRanges);
     if (attempt === 0) await checkReferences(services, spec);
     const now = formatRfc3339Nano(nowNanos());
     const record: ServiceRecord = {
@@ -85,7 +93,7 @@ export interface UpdateRequest extends ServiceRequest {
   registryAuthFrom: string | null;
 }
 
-export async function updateService(services: ServiceState, input: string, req: UpdateRequest, localNetworks: LocalNetworks): Promise<{ warnings: string[] }> {
+export async function updateService(services: ServiceState, input: string, req: UpdateRequest, deps: ServiceControlDeps): Promise<{ warnings: string[] }> {
   const { value: current } = await findService(services, input);
   const now = formatRfc3339Nano(nowNanos());
   let next: ServiceRecord;
@@ -93,7 +101,7 @@ export async function updateService(services: ServiceState, input: string, req: 
     if (current.previousSpec === undefined) throw new EngineError('invalidParameter', `rpc error: code = FailedPrecondition desc = service ${current.id} does not have a previous spec`);
     next = { ...current, updatedAt: now, spec: current.previousSpec, previousSpec: current.spec, updateStatus: { state: 'rollback_started', startedAt: now, message: 'manually requested rollback' } };
   } else {
-    const spec = await resolveServiceNetworks(services.cluster, decodeServiceSpec(req.body, req.api), localNetworks);
+    const spec = await resolveServiceNetworks(services.cluster, decodeServiceSpec(req.body, req.api), deps.localNetworks);
     validateServiceSpec(spec);
     if (modeName(spec.Mode) !== modeName(current.spec.Mode)) throw new EngineError('notImplemented', 'rpc error: code = Unimplemented desc = service mode change is not allowed');
     if (spec.Name !== current.spec.Name) throw new EngineError('notImplemented', 'rpc error: code = Unimplemented desc = renaming services is not supported');
@@ -108,7 +116,7 @@ export async function updateService(services: ServiceState, input: string, req: 
   if (auth !== undefined) next.registryAuth = auth;
   // another manager's allocation meanwhile: again, as long as the service is still at the version asked
   for (let attempt = 0; attempt < ALLOCATION_ATTEMPTS; attempt++) {
-    const { endpoint, claims } = await allocate(services, next.spec, current.id, current.endpoint);
+    const { endpoint, claims } = await allocate(services, next.spec, current.id, current.endpoint, deps.nodePortRanges);
     if (await services.putService(req.version, { ...next, endpoint }, claims)) return { warnings: [] };
     if ((await services.service(current.id))?.version !== req.version) break;
   }
@@ -152,9 +160,9 @@ async function checkReferences(services: ServiceState, spec: ServiceSpec): Promi
  * pass controlapi's conflict check. Ingress ports are the routing mesh's and virtual IPs the
  * overlay networks' (neither is there yet: they are allocated and shown, not bound).
  */
-async function allocate(services: ServiceState, spec: ServiceSpec, id: string, previous: Endpoint | undefined): Promise<{ endpoint: Endpoint; claims: Claims }> {
+async function allocate(services: ServiceState, spec: ServiceSpec, id: string, previous: Endpoint | undefined, portRanges: NodePortRanges): Promise<{ endpoint: Endpoint; claims: Claims }> {
   const [all, held, swarmNetworks] = await Promise.all([services.services(), services.heldAllocations(), networks(services.cluster)]);
   checkPortConflicts(spec.EndpointSpec?.Ports ?? [], id, all.map((s) => s.value));
-  return allocateEndpoint(spec, previous, new Map(swarmNetworks.map((n) => [n.value.id, n.value])), held);
+  return allocateEndpoint(spec, previous, new Map(swarmNetworks.map((n) => [n.value.id, n.value])), held, portRanges);
 }
 

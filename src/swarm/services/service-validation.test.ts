@@ -130,6 +130,31 @@ describe('validateServiceSpec', () => {
   }
 });
 
+describe("port names (berth's own check: each will be a label of a DNS SRV name)", () => {
+  const named = (...names: string[]) => spec({}, {}, { EndpointSpec: { Ports: names.map((Name, i) => ({ Name, TargetPort: 80 + i })) } });
+  const rule = 'use at most 63 letters, digits and hyphens, starting and ending with a letter or digit';
+
+  it('accepts RFC 1123 labels of any case, and no name', () => {
+    validateServiceSpec(named('http', 'HTTP-2', '9p', 'x'.repeat(63), ''));
+    validateServiceSpec(spec({}, {}, { EndpointSpec: { Ports: [{ TargetPort: 80 }] } }));
+  });
+
+  for (const [name, quoted] of [
+    ['-http', '"-http"'],
+    ['http-', '"http-"'],
+    ['ht_tp', '"ht_tp"'],
+    ['_http', '"_http"'],
+    ['ht.tp', '"ht.tp"'],
+    ['ht tp', '"ht tp"'],
+    ['hé', '"hé"'],
+    ['a\nb', '"a\\nb"'],
+    ['x'.repeat(64), `"${'x'.repeat(64)}"`],
+  ]) {
+    it(`refuses the port name ${quoted}`, () =>
+      assert.throws(() => validateServiceSpec(named('ok', name!)), refused('invalidParameter', `rpc error: code = InvalidArgument desc = EndpointSpec: port name ${quoted} is not a valid DNS label: ${rule}`)));
+  }
+});
+
 describe('parseConstraints', () => {
   it('reads key==value and key!=value, trimmed', () => {
     assert.deepEqual(parseConstraints([' node.role == manager', 'node.labels.a!=b c']), [

@@ -1,11 +1,13 @@
 // swarmkit's checks of a service's spec (manager/controlapi/service.go validateServiceSpec), in
 // its order and its words: each an InvalidArgument (400), but a placement constraint's (500). The
 // checks that need the store (networks, published ports in use, secrets and configs that exist,
-// the name taken) are the create and update calls' own.
+// the name taken) are the create and update calls' own. One check is berth's, in the same form: a
+// port's name must be a DNS label (lib/dns-label.ts).
 import { EngineError } from '../../errors.js';
 import { formatGoFloat } from '../../lib/go-float.js';
 import { parseNormalizedReference } from '../../image/reference.js';
 import { goQuote } from '../../build/dockerfile/go-quote.js';
+import { DNS_LABEL_RULE, isDnsLabel } from '../../lib/dns-label.js';
 import { parseConstraints } from './placement-constraints.js';
 import { isJob } from './service-records.js';
 import type { ContainerSpec, EndpointSpec, Resources, ServiceMode, ServiceSpec, TaskSpec, UpdateConfig } from './service-types.js';
@@ -121,6 +123,9 @@ function validateEndpointSpec(endpoint: EndpointSpec | undefined): void {
   const published = new Set<string>();
   for (const port of endpoint?.Ports ?? []) {
     if (endpoint!.Mode === 'dnsrr' && port.PublishMode === 'ingress') throw invalidArgument("EndpointSpec: port published with ingress mode can't be used with dnsrr mode");
+    // berth's own: swarmkit takes any name, but a name will be a label of the port's DNS SRV name
+    const name = port.Name ?? '';
+    if (name !== '' && !isDnsLabel(name)) throw invalidArgument(`EndpointSpec: port name ${goQuote(name)} is not a valid DNS label: use ${DNS_LABEL_RULE}`);
     if (!port.PublishedPort) continue;
     // one published port per protocol, whatever its publish mode
     const key = `${port.PublishedPort}/${port.Protocol}`;

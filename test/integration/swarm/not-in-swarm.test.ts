@@ -56,10 +56,12 @@ describe('swarm operations on a node outside any swarm', () => {
     }
   });
 
-  it('answers a leave 503: the node is in no swarm', async () => {
-    const r = await d.request('POST', '/swarm/leave?force=1');
-    assert.equal(r.status, 503);
-    assert.deepEqual(r.json(), { message: 'This node is not part of a swarm' });
+  it("answers a leave, and berth's debug view of a network's tables, 503: the node is in no swarm", async () => {
+    for (const [method, path] of [['POST', '/swarm/leave?force=1'], ['GET', '/debug/networks/x/tables/endpoint_table']] as const) {
+      const r = await d.request(method, path);
+      assert.equal(r.status, 503, `${method} ${path}`);
+      assert.deepEqual(r.json(), { message: 'This node is not part of a swarm' }, `${method} ${path}`);
+    }
   });
 
   it('says so through the docker CLI, as with dockerd', async () => {

@@ -1,7 +1,8 @@
 // What the managers' allocator gives services and tasks on a one-node swarm, through the docker
 // CLI and the API as dockerd 20.10 shows it: ingress published ports (8080 as asked, 0 as the
 // lowest free of 30000–32767), a conflict refused in swarmkit's words, a virtual IP per swarm
-// network, each task an address of its network's pool, all given back when the services go.
+// network, each task an address of its network's pool and a record in the node's table (berth's
+// debug view), all given back when the services go; an encrypted overlay network refused.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadBusybox } from '../../helpers/busybox-image.js';
@@ -11,6 +12,11 @@ import { until } from '../../helpers/until.js';
 interface Endpoint {
   Ports?: Array<{ Protocol: string; TargetPort: number; PublishedPort: number; PublishMode: string }>;
   VirtualIPs?: Array<{ NetworkID: string; Addr: string }>;
+}
+interface TableView {
+  Network?: string;
+  Table?: string;
+  Entries?: Array<{ Key: string; Owner: string; Value: string; Record?: { name?: string; serviceName?: string; serviceId?: string } }>;
 }
 interface TaskJson {
   ID: string;
@@ -42,6 +48,13 @@ describe('swarm allocator', () => {
   });
   after(async () => {
     await swarm?.close();
+  });
+
+  it('refuses an encrypted overlay network (no IPsec in berth), making nothing', async () => {
+    const r = await n1.docker(['network', 'create', '-d', 'overlay', '--opt', 'encrypted', 'secret-ov']);
+    assert.notEqual(r.code, 0);
+    assert.equal(r.stderr.trim(), 'Error response from daemon: encrypted overlay networks are not supported by berth');
+    assert.equal((await n1.request('GET', '/networks/secret-ov')).status, 404);
   });
 
   it('publishes a port asked for as asked and 0 as the lowest free dynamic port, and a virtual IP on each network', async () => {
@@ -85,6 +98,19 @@ describe('swarm allocator', () => {
     const vips = (await Promise.all(['a', 'b'].map(endpoint))).map((e) => e.VirtualIPs!.find((v) => v.NetworkID === ids.ov)!.Addr);
     assert.equal(new Set([...onOv, ...vips]).size, onOv.length + vips.length, `tasks ${onOv.join()} beside the VIPs ${vips.join()}`);
     for (const addr of onOv) assert.match(addr, /^10\.0\.1\.\d+\/24$/);
+  });
+
+  it("shows a task's endpoint record in the node's copy of its network's endpoint_table (berth's debug route)", async () => {
+    const table = async () => (await n1.request('GET', `/debug/networks/${ids.ov}/tables/endpoint_table`)).json() as TableView;
+    const view = await until("b's record in the table", table, (v) => (v.Entries ?? []).some((e) => e.Record?.serviceName === 'b'), 60_000);
+    assert.deepEqual([view.Network, view.Table], [ids.ov, 'endpoint_table']);
+    const [b, ...more] = view.Entries!.filter((e) => e.Record?.serviceName === 'b');
+    assert.equal(more.length, 0);
+    assert.match(b!.Record!.name!, /^b\.1\.\w{25}$/);
+    assert.equal(b!.Record!.serviceId, ids.b);
+    assert.ok(Buffer.from(b!.Value, 'base64').length > 0);
+    const none = await n1.request('GET', '/debug/networks/nonesuch/tables/endpoint_table');
+    assert.equal(none.status, 404);
   });
 
   it('gives the ports and addresses back when the services go', async () => {
