@@ -30,6 +30,8 @@ export interface NetworkRecord {
   created: string;
   internal: boolean;
   attachable: boolean;
+  /** the swarm's routing-mesh network */
+  ingress?: true;
   enableIPv6: boolean;
   ipam: {
     driver: 'default';

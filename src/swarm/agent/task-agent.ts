@@ -7,7 +7,8 @@
 import type { Logger } from 'pino';
 import { hasEnded, type TaskRecord, type TaskStatus } from '../services/service-records.js';
 import type { AssignedObject, Assignments, TableEntriesRequest, TaskStatusReport, WireEntry } from '../transport/cluster-protocol.js';
-import { NetworkTables, PEER_TABLE, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
+import { endpointChanges } from '../endpoints/endpoint-changes.js';
+import { ENDPOINT_TABLE, NetworkTables, PEER_TABLE, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
 import { decodePeerRecord } from '../endpoints/peer-record.js';
 import { expandTemplate, type TemplateContext } from './templating.js';
 import { TaskRunner, type TaskInputs } from './task-runner.js';
@@ -58,6 +59,12 @@ export class TaskAgent {
 
   constructor(private readonly deps: TaskAgentDeps) {
     this.tables.watch(PEER_TABLE, (e) => this.peersChanged.add(e.networkId));
+    this.tables.watch(ENDPOINT_TABLE, (e) => {
+      for (const { kind, networkId, endpointId, record: r } of endpointChanges(e, deps.log)) {
+        const endpoint = { endpointId, name: r.name, serviceName: r.serviceName, serviceId: r.serviceId, virtualIp: r.virtualIp, ip: r.endpointIp, aliases: r.aliases, taskAliases: r.taskAliases, disabled: r.serviceDisabled };
+        deps.networking.applyEndpoint(networkId, { kind, endpoint });
+      }
+    });
   }
 
   start(): void {
@@ -103,7 +110,11 @@ export class TaskAgent {
       await this.deps.networking.setDataPath({ address: this.deps.dataPathAddr, port: a.dataPathPort });
       this.dataPathPort = a.dataPathPort;
     }
+    const networks = a.networks.map((n) => ({ id: n.id, name: n.name, ingress: n.ingress === true }));
+    this.deps.networking.addNetworks(networks);
+    this.deps.networking.setServicePorts(a.servicePorts);
     this.tables.apply(fromWire(a.tables));
+    this.deps.networking.leftNetworks(networks);
     await this.updatePeers();
     // a new session holds none of the node's entries: all of them go again
     if (a.session !== this.session) this.published = '';

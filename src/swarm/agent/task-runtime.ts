@@ -1,7 +1,9 @@
 // What a node's agent needs of its engine to run tasks: the containers area's task containers
 // (src/container/task-containers.ts) and the images area's pull, composed by the daemon.
 import type { NetworkRecord } from '../../network/network-record.js';
+import type { ServicePort, SwarmEndpointChange } from '../../network/dns/swarm-names.js';
 import type { PeerRecord } from '../../network/overlay/overlay-data-plane.js';
+import type { SwarmNetworkRef } from '../../network/swarm-endpoints.js';
 import type { PortConfig, TaskSpec } from '../services/service-types.js';
 
 /** A secret's or config's file in the task's container. */
@@ -92,4 +94,12 @@ export interface TaskNetworking {
   setDataPath(dataPath: { address: string; port: number }): Promise<void>;
   /** A network's whole peer table, every node's endpoints. */
   setPeers(networkId: string, peers: readonly PeerRecord[]): Promise<void>;
+  /** The networks the node's tasks are on now, before the changes of their records. */
+  addNetworks(networks: readonly SwarmNetworkRef[]): void;
+  /** The networks not among these are forgotten, after the removals of their records. */
+  leftNetworks(networks: readonly SwarmNetworkRef[]): void;
+  /** A change of an endpoint record, by Docker's rules (endpoint-changes.ts): for DNS and the load balancers. */
+  applyEndpoint(networkId: string, change: SwarmEndpointChange): void;
+  /** Every service's named ports on those networks, for SRV answers. */
+  setServicePorts(services: ReadonlyArray<{ serviceId: string; ports: readonly ServicePort[] }>): void;
 }

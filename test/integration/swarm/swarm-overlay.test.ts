@@ -9,6 +9,7 @@ import { until } from '../../helpers/until.js';
 
 interface TaskJson {
   ID: string;
+  Slot: number;
   NodeID: string;
   Status: { State: string; ContainerStatus?: { ContainerID: string } };
   NetworksAttachments?: Array<{ Network: { ID: string }; Addresses: string[] }>;
@@ -50,7 +51,14 @@ describe('swarm overlay networks', () => {
   const execIn = (t: TaskJson, args: string[]) => nodeOf.get(t.NodeID)!.docker(['exec', t.Status.ContainerStatus!.ContainerID, ...args], { timeoutMs: 30_000 });
 
   it('carries traffic between tasks on different nodes', async () => {
-    await cli(nodes[0]!, ['service', 'create', '--detach', '--name', 'web', '--replicas', '3', '--replicas-max-per-node', '1', '--network', 'backend', 'busybox', 'sh', '-c', 'echo "$(hostname)" > /www.txt; httpd -f -p 80 -h /']);
+    // by the API: the CLI names no port; the port's name is what SRV queries ask for
+    const created = await nodes[0]!.request('POST', '/services/create', { json: {
+      Name: 'web',
+      TaskTemplate: { ContainerSpec: { Image: 'busybox', Command: ['sh', '-c', 'echo "$(hostname)" > /www.txt; httpd -f -p 80 -h /'] }, Networks: [{ Target: 'backend' }], Placement: { MaxReplicas: 1 } },
+      Mode: { Replicated: { Replicas: 3 } },
+      EndpointSpec: { Ports: [{ Name: 'http', Protocol: 'tcp', TargetPort: 80, PublishedPort: 8080 }] },
+    } });
+    assert.equal(created.status, 201, created.body);
     const tasks = await running('web', 3);
     assert.equal(new Set(tasks.map((t) => t.NodeID)).size, 3);
     for (const from of tasks) {
@@ -59,5 +67,33 @@ describe('swarm overlay networks', () => {
         assert.equal(r.stdout.trim().length > 0, true);
       }
     }
+  });
+
+  it('resolves the service to its VIP, tasks.<service> to every task, <name>.<network>, task names across nodes and SRV by port name', async () => {
+    const tasks = await running('web', 3);
+    const inspected = (await nodes[0]!.request('GET', '/services/web')).json() as { Endpoint: { VirtualIPs: Array<{ NetworkID: string; Addr: string }> } };
+    const vip = inspected.Endpoint.VirtualIPs.find((v) => v.NetworkID === network)!.Addr.split('/')[0]!;
+    const addresses = tasks.map(addressOf).sort();
+    const [from, ...others] = tasks as [TaskJson, ...TaskJson[]];
+    /** The A answers nslookup prints for `name` (its resolver's own line first left out). */
+    const lookup = async (name: string, type = 'a') => {
+      const r = await execIn(from, ['nslookup', `-type=${type}`, name]);
+      return { code: r.code, out: r.stdout };
+    };
+    const answers = (out: string) => [...out.split(/Name:\s/).slice(1).join('\n').matchAll(/Address: (\S+)/g)].map((m) => m[1]!).sort();
+    assert.deepEqual(answers((await until('the service name', () => lookup('web'), (r) => r.code === 0, 20_000)).out), [vip]);
+    assert.deepEqual(answers((await until('tasks.web', () => lookup('tasks.web'), (r) => answers(r.out).length === 3, 20_000)).out), addresses);
+    assert.deepEqual(answers((await lookup('web.backend')).out), [vip]);
+    for (const other of others) {
+      const name = `web.${other.Slot}.${other.ID}`;
+      assert.deepEqual(answers((await lookup(name)).out), [addressOf(other)], name);
+      const r = await execIn(from, ['timeout', '3', 'wget', '-qO-', `http://${name}/www.txt`]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const srv = await lookup('_http._tcp.web', 'srv');
+    assert.equal(srv.code, 0, srv.out);
+    const targets = [...srv.out.matchAll(/service = 0 0 80 (\S+)/g)].map((m) => m[1]!.replace(/\.$/, '')).sort();
+    assert.deepEqual(targets, tasks.map((t) => `web.${t.Slot}.${t.ID}.backend`).sort(), srv.out);
+    assert.notEqual((await lookup('_nope._tcp.web', 'srv')).code, 0);
   });
 });
