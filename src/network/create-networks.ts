@@ -23,6 +23,7 @@ import { OverlayNetworks } from './overlay/overlay-networks.js';
 import { openNetworkRecords } from './network-records.js';
 import { PublishedPorts } from './published-ports.js';
 import type { SwarmNetworks } from './swarm-networks.js';
+import { ServiceBalancers } from './service-lb/service-balancers.js';
 import { SwarmEndpoints } from './swarm-endpoints.js';
 import { UpstreamResolvers } from './upstream-resolvers.js';
 
@@ -49,13 +50,19 @@ export async function createNetworks(deps: NetworksDeps) {
   const netnsDir = path.join(deps.execRoot, 'netns');
   const netnsFolder = await prepareNetnsDir(netnsDir);
   const registry = new DnsRegistry();
-  const swarmEndpoints = new SwarmEndpoints(registry.swarm);
+  const balancers = new ServiceBalancers({
+    containersOn: (networkId) => service.endpointsOn(networkId).map((e) => ({ containerId: e.containerId, netns: path.join(netnsDir, e.containerId) })),
+    networksOf: (containerId) => service.endpointsOf(containerId).map((e) => e.networkId),
+    log,
+  });
+  const swarmEndpoints = new SwarmEndpoints(registry.swarm, balancers);
   const overlay = new OverlayNetworks(path.join(deps.execRoot, 'overlay'), () => service.joinedSwarmNetworks().map((n) => n.id));
   const upstreams = new UpstreamResolvers(settings.dns);
   const attachments = new NetworkAttachments({
     service,
     cni: new Cni(),
     overlay,
+    balancers,
     firewall: new NetworkFirewall(new Iptables({ enabled: settings.iptables }), log),
     ports: new PublishedPorts(),
     dns: { registry, server: new DnsServer({ records: registry, upstreams: (source) => upstreams.of(source), log }), upstreams },

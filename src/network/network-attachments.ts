@@ -24,6 +24,7 @@ import type { EndpointRecord } from './endpoint-store.js';
 import type { NetworkFirewall } from './network-firewall.js';
 import { defaultToBridge, type NetworkRecord } from './network-record.js';
 import type { OverlayNetworks } from './overlay/overlay-networks.js';
+import type { ServiceBalancers } from './service-lb/service-balancers.js';
 import type { NetworkService } from './network-service.js';
 import { portRequests, type PublishedPorts } from './published-ports.js';
 import type { UpstreamResolvers } from './upstream-resolvers.js';
@@ -87,6 +88,8 @@ export interface NetworkAttachmentsDeps {
   service: NetworkService;
   cni: Cni;
   overlay: OverlayNetworks;
+  /** the service VIPs a container on swarm networks balances */
+  balancers: Pick<ServiceBalancers, 'program'>;
   firewall: NetworkFirewall;
   ports: PublishedPorts;
   dns: { registry: DnsRegistry; server: DnsServer; upstreams: UpstreamResolvers };
@@ -228,6 +231,8 @@ export class NetworkAttachments {
       else if (isUserDefined(network)) await this.serveDns(network, endpoint);
       if (!endpoint.egressOnly) this.publish('connect', network, containerId);
     }
+    // its services' VIPs answer from its first instruction
+    if (planned.some((p) => p.network.driver === 'overlay')) await this.deps.balancers.program(containerId, this.netnsPath(containerId));
   }
 
   /** Undoes a run's networking; what is already gone is no error (a crash may have come between). */

@@ -4,6 +4,7 @@
 // ports. The names go to the DNS server (dns/swarm-names.ts); the service VIPs go to the load
 // balancers of this node's containers on those networks.
 import type { ServicePort, SwarmEndpointChange, SwarmNames } from './dns/swarm-names.js';
+import type { ServiceBalancers } from './service-lb/service-balancers.js';
 
 export interface SwarmNetworkRef {
   id: string;
@@ -15,7 +16,10 @@ export class SwarmEndpoints {
   private networks = new Map<string, SwarmNetworkRef>();
   private services = new Set<string>();
 
-  constructor(private readonly names: SwarmNames) {}
+  constructor(
+    private readonly names: SwarmNames,
+    private readonly balancers: ServiceBalancers,
+  ) {}
 
   /** The node's swarm networks now: new ones come before their records, gone ones after (call leftNetworks then). */
   addNetworks(networks: readonly SwarmNetworkRef[]): void {
@@ -23,6 +27,7 @@ export class SwarmEndpoints {
       if (this.networks.has(n.id)) continue;
       this.networks.set(n.id, n);
       this.names.addNetwork(n.id, n.name, { ingress: n.ingress });
+      this.balancers.addNetwork(n.id, { ingress: n.ingress });
     }
   }
 
@@ -33,11 +38,14 @@ export class SwarmEndpoints {
       if (keep.has(id)) continue;
       this.networks.delete(id);
       this.names.removeNetwork(id);
+      this.balancers.removeNetwork(id);
     }
   }
 
   apply(networkId: string, change: SwarmEndpointChange): void {
-    if (this.networks.has(networkId)) this.names.apply(networkId, change);
+    if (!this.networks.has(networkId)) return;
+    this.names.apply(networkId, change);
+    this.balancers.apply(networkId, change);
   }
 
   /** Every service's named ports, the whole set each time. */

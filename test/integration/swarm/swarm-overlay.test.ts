@@ -96,4 +96,13 @@ describe('swarm overlay networks', () => {
     assert.deepEqual(targets, tasks.map((t) => `web.${t.Slot}.${t.ID}.backend`).sort(), srv.out);
     assert.notEqual((await lookup('_nope._tcp.web', 'srv')).code, 0);
   });
+
+  it('balances the VIP over every task, from each node', async () => {
+    const tasks = await running('web', 3);
+    const hostnames = tasks.map((t) => t.Status.ContainerStatus!.ContainerID.slice(0, 12)).sort();
+    for (const from of tasks) {
+      const r = await execIn(from, ['sh', '-c', 'for i in $(seq 60); do timeout 3 wget -qO- http://web/www.txt; done']);
+      assert.deepEqual([...new Set(r.stdout.trim().split('\n'))].sort(), hostnames, r.stderr);
+    }
+  });
 });
