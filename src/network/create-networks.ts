@@ -23,6 +23,7 @@ import { OverlayNetworks } from './overlay/overlay-networks.js';
 import { openNetworkRecords } from './network-records.js';
 import { PublishedPorts } from './published-ports.js';
 import type { SwarmNetworks } from './swarm-networks.js';
+import { IngressMesh } from './service-lb/ingress-mesh.js';
 import { ServiceBalancers } from './service-lb/service-balancers.js';
 import { SwarmEndpoints } from './swarm-endpoints.js';
 import { UpstreamResolvers } from './upstream-resolvers.js';
@@ -55,7 +56,18 @@ export async function createNetworks(deps: NetworksDeps) {
     networksOf: (containerId) => service.endpointsOf(containerId).map((e) => e.networkId),
     log,
   });
-  const swarmEndpoints = new SwarmEndpoints(registry.swarm, balancers);
+  // the mesh's sandbox is made as a container's networking, once `attachments` exist
+  const mesh: IngressMesh = new IngressMesh({
+    join: (network) => service.joinSwarmNetwork(network),
+    leave: (id) => attachments.leaveSwarmNetwork(id),
+    prepare: (c) => attachments.prepare(c),
+    plumb: (id) => attachments.plumb(id),
+    detach: (id) => attachments.detach(id),
+    netnsPath: (id) => attachments.netnsPath(id),
+    endpointsOf: (id) => service.endpointsOf(id),
+    log,
+  });
+  const swarmEndpoints = new SwarmEndpoints(registry.swarm, balancers, mesh);
   const overlay = new OverlayNetworks(path.join(deps.execRoot, 'overlay'), () => service.joinedSwarmNetworks().map((n) => n.id));
   const upstreams = new UpstreamResolvers(settings.dns);
   const attachments = new NetworkAttachments({
@@ -112,6 +124,7 @@ export async function createNetworks(deps: NetworksDeps) {
     leftNetworks: swarmEndpoints.leftNetworks.bind(swarmEndpoints),
     applyEndpoint: swarmEndpoints.apply.bind(swarmEndpoints),
     setServicePorts: swarmEndpoints.setServicePorts.bind(swarmEndpoints),
+    setIngress: mesh.setIngress.bind(mesh),
   };
   return { api, service, containers, swarm, find, drivers: LOCAL_DRIVERS, shutdown };
 }

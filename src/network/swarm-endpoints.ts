@@ -2,8 +2,10 @@
 // besides the overlay's peers: the networks themselves, each change of their endpoint records
 // (libnetwork's rules already applied: add, remove, disable, enable) and the services' named
 // ports. The names go to the DNS server (dns/swarm-names.ts); the service VIPs go to the load
-// balancers of this node's containers on those networks.
+// balancers of this node's containers on those networks; the ingress network's records go to the
+// routing mesh alone.
 import type { ServicePort, SwarmEndpointChange, SwarmNames } from './dns/swarm-names.js';
+import type { IngressMesh } from './service-lb/ingress-mesh.js';
 import type { ServiceBalancers } from './service-lb/service-balancers.js';
 
 export interface SwarmNetworkRef {
@@ -19,6 +21,7 @@ export class SwarmEndpoints {
   constructor(
     private readonly names: SwarmNames,
     private readonly balancers: ServiceBalancers,
+    private readonly mesh: Pick<IngressMesh, 'apply'>,
   ) {}
 
   /** The node's swarm networks now: new ones come before their records, gone ones after (call leftNetworks then). */
@@ -43,7 +46,9 @@ export class SwarmEndpoints {
   }
 
   apply(networkId: string, change: SwarmEndpointChange): void {
-    if (!this.networks.has(networkId)) return;
+    const network = this.networks.get(networkId);
+    if (network === undefined) return;
+    if (network.ingress) return this.mesh.apply(change);
     this.names.apply(networkId, change);
     this.balancers.apply(networkId, change);
   }

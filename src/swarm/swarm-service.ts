@@ -31,6 +31,7 @@ import { Manager, type ManagerEtcd } from './manager/manager.js';
 import { listNodes } from './manager/node-control.js';
 import type { ClusterStore } from './store/cluster-store.js';
 import { LocalStore } from './store/local-store.js';
+import { createNetwork, INGRESS_REQUEST } from './networks/network-control.js';
 import { OffsetStore } from './store/offset-store.js';
 import { moveToEtcd } from './store/store-migration.js';
 import { callManager, fetchRootCa, splitHostPort } from './transport/cluster-client.js';
@@ -227,10 +228,12 @@ export class SwarmService {
       const external = this.deps.externalEtcd;
       const store = external !== undefined ? openExternalEtcd(external).store : await LocalStore.open(this.local.storeDir);
       try {
-        await new ClusterState(store).create(cluster, node).catch((err: unknown) => {
+        const clusterState = new ClusterState(store);
+        await clusterState.create(cluster, node).catch((err: unknown) => {
           if (external !== undefined && err instanceof EngineError && err.message.includes('update out of sequence')) throw new EngineError('unavailable', `the swarm's etcd already holds a swarm under ${external.prefix}`);
           throw err;
         });
+        await createNetwork(clusterState, INGRESS_REQUEST);
       } finally {
         await store.close();
       }

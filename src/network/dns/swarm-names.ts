@@ -36,6 +36,8 @@ export interface SwarmEndpoint {
   aliases: readonly string[];
   taskAliases: readonly string[];
   disabled: boolean;
+  /** the routing mesh's ports, in an ingress network's record alone */
+  ingressPorts?: ReadonlyArray<{ protocol: 'tcp' | 'udp' | 'sctp'; publishedPort: number; targetPort: number }>;
 }
 
 export interface SwarmEndpointChange {

@@ -9,10 +9,14 @@ import { hasEnded, type TaskRecord, type TaskStatus } from '../services/service-
 import type { AssignedObject, Assignments, TableEntriesRequest, TaskStatusReport, WireEntry } from '../transport/cluster-protocol.js';
 import { endpointChanges } from '../endpoints/endpoint-changes.js';
 import { ENDPOINT_TABLE, NetworkTables, PEER_TABLE, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
-import { decodePeerRecord } from '../endpoints/peer-record.js';
+import { decodePeerRecord, encodePeerRecord } from '../endpoints/peer-record.js';
+import type { OwnedEntry } from '../endpoints/table-store.js';
+import { macFromIp } from '../../network/overlay/overlay-mac.js';
 import { expandTemplate, type TemplateContext } from './templating.js';
 import { TaskRunner, type TaskInputs } from './task-runner.js';
 import type { FileDelivery, TaskNetworking, TaskRuntime } from './task-runtime.js';
+
+const PROTOCOLS = ['tcp', 'udp', 'sctp'] as const;
 
 /** How long an assignments call may wait for a change. */
 const POLL_WAIT_MS = 20_000;
@@ -56,12 +60,15 @@ export class TaskAgent {
   /** the networks whose peer table changed since the overlay last heard of them */
   private readonly peersChanged = new Set<string>();
   private dataPathPort = 0;
+  /** the node's address on the ingress network, where its routing mesh sandbox is */
+  private ingress: Assignments['ingress'];
 
   constructor(private readonly deps: TaskAgentDeps) {
     this.tables.watch(PEER_TABLE, (e) => this.peersChanged.add(e.networkId));
     this.tables.watch(ENDPOINT_TABLE, (e) => {
       for (const { kind, networkId, endpointId, record: r } of endpointChanges(e, deps.log)) {
-        const endpoint = { endpointId, name: r.name, serviceName: r.serviceName, serviceId: r.serviceId, virtualIp: r.virtualIp, ip: r.endpointIp, aliases: r.aliases, taskAliases: r.taskAliases, disabled: r.serviceDisabled };
+        const ingressPorts = r.ingressPorts.map((p) => ({ protocol: PROTOCOLS[p.protocol], publishedPort: p.publishedPort, targetPort: p.targetPort }));
+        const endpoint = { endpointId, name: r.name, serviceName: r.serviceName, serviceId: r.serviceId, virtualIp: r.virtualIp, ip: r.endpointIp, aliases: r.aliases, taskAliases: r.taskAliases, disabled: r.serviceDisabled, ingressPorts };
         deps.networking.applyEndpoint(networkId, { kind, endpoint });
       }
     });
@@ -80,9 +87,10 @@ export class TaskAgent {
     await this.flushing;
   }
 
-  /** The node leaves the swarm: its tasks' containers go. */
+  /** The node leaves the swarm: its tasks' containers go, and its routing mesh. */
   async removeAll(): Promise<void> {
     await this.close();
+    await this.deps.networking.setIngress(undefined);
     await Promise.all([...this.runners.values()].map((r) => r.remove()));
     for (const id of this.adopted.values()) await this.deps.runtime.remove(id).catch(() => undefined);
     this.runners.clear();
@@ -116,6 +124,9 @@ export class TaskAgent {
     this.tables.apply(fromWire(a.tables));
     this.deps.networking.leftNetworks(networks);
     await this.updatePeers();
+    this.ingress = a.ingress;
+    const ingress = a.networks.find((n) => n.id === a.ingress?.networkId);
+    await this.deps.networking.setIngress(ingress === undefined ? undefined : { network: ingress, address: a.ingress!.address, ports: a.ingressPorts });
     // a new session holds none of the node's entries: all of them go again
     if (a.session !== this.session) this.published = '';
     this.session = a.session;
@@ -179,11 +190,13 @@ export class TaskAgent {
     return {
       secrets: (c?.Secrets ?? []).flatMap((r) => deliver(a.secrets, r.SecretID, r.File, '/run/secrets/')),
       configs: (c?.Configs ?? []).flatMap((r) => deliver(a.configs, r.ConfigID, r.File, '/')),
-      networks: (t.spec.Networks ?? []).map((n) => {
+      // the ingress network first (it has no names), as swarmkit's allocator lists it
+      networks: [...(t.networks ?? []).filter((n) => n.network.spec.ingress).map((n) => ({ Target: n.network.id, Aliases: undefined, ingress: true })), ...(t.spec.Networks ?? [])].map((n) => {
         const network = a.networks.find((x) => x.id === n.Target);
         if (network === undefined) throw new Error(`network ${n.Target} not found`);
         const address = t.networks?.find((a) => a.network.id === n.Target)?.addresses[0]?.split('/')[0];
-        return { network, aliases: [t.serviceAnnotations.name, ...(n.Aliases ?? [])], ...(address !== undefined ? { address } : {}) };
+        const aliases = 'ingress' in n ? [] : [t.serviceAnnotations.name, ...(n.Aliases ?? [])];
+        return { network, aliases, ...(address !== undefined ? { address } : {}) };
       }),
     };
   }
@@ -201,7 +214,7 @@ export class TaskAgent {
    */
   private publish(): Promise<void> {
     this.publishing = this.publishing.then(async () => {
-      const entries = [...this.runners.values()].flatMap((r) => r.endpointEntries()).map((e) => ({ networkId: e.networkId, table: e.table, key: e.key, value: Buffer.from(e.value).toString('base64') }));
+      const entries = [...[...this.runners.values()].flatMap((r) => r.endpointEntries()), ...this.sandboxEntries()].map((e) => ({ networkId: e.networkId, table: e.table, key: e.key, value: Buffer.from(e.value).toString('base64') }));
       const digest = JSON.stringify(entries);
       if (digest === this.published) return;
       try {
@@ -212,6 +225,15 @@ export class TaskAgent {
       }
     });
     return this.publishing;
+  }
+
+  /** The routing mesh's sandbox on the ingress network, which other nodes' tasks answer: its peer record (it has no endpoint record, as libnetwork's has none). */
+  private sandboxEntries(): OwnedEntry[] {
+    if (this.ingress === undefined) return [];
+    const { networkId, address } = this.ingress;
+    const ip = address.split('/')[0]!;
+    const value = encodePeerRecord({ endpointIp: address, endpointMac: macFromIp(ip), tunnelEndpointIp: this.deps.dataPathAddr });
+    return [{ networkId, table: PEER_TABLE, key: `ingress-sbox-${this.deps.nodeId}`, value }];
   }
 
   private kick(): void {

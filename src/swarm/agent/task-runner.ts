@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { hasEnded, stateRank, taskName, type ContainerStatus, type TaskRecord, type TaskState, type TaskStatus } from '../services/service-records.js';
 import type { FileDelivery, TaskNetwork, TaskRuntime } from './task-runtime.js';
+import { PortConfig_Protocol } from '../../generated/libnetwork/agent_pb.js';
 import { encodeEndpointRecord } from '../endpoint-record.js';
 import { ENDPOINT_TABLE, PEER_TABLE } from '../endpoints/network-tables.js';
 import { encodePeerRecord } from '../endpoints/peer-record.js';
@@ -146,10 +147,11 @@ export class TaskRunner {
     const live = this.deps.runtime.inspect(this.containerId);
     if (live === undefined || !live.running) return [];
     const attachments = new Map((t.spec.Networks ?? []).map((n) => [n.Target, n]));
+    const ingress = t.networks?.find((a) => a.network.spec.ingress)?.network.id;
     const hostname = t.spec.ContainerSpec?.Hostname ?? '';
     const name = taskName(this.task);
     return live.endpoints
-      .filter((e) => attachments.has(e.networkId))
+      .filter((e) => attachments.has(e.networkId) || e.networkId === ingress)
       .flatMap((e): OwnedEntry[] => {
         const vip = t.endpoint?.virtualIps.find((v) => v.networkId === e.networkId)?.addr.split('/')[0] ?? '';
         const record = encodeEndpointRecord({
@@ -158,7 +160,9 @@ export class TaskRunner {
           serviceId: t.serviceId,
           virtualIp: vip,
           endpointIp: e.ip,
-          aliases: attachments.get(e.networkId)!.Aliases ?? [],
+          aliases: attachments.get(e.networkId)?.Aliases ?? [],
+          // the routing mesh's ports, in the ingress network's record alone
+          ingressPorts: e.networkId === ingress ? ingressPorts(t) : [],
           taskAliases: [this.containerId!.slice(0, 12), ...(hostname !== '' && hostname !== name ? [hostname] : [])],
           serviceDisabled: t.desiredState !== 'running' && t.desiredState !== 'ready' && t.desiredState !== 'complete',
         });
@@ -211,4 +215,11 @@ function logDriverOf(t: TaskRecord): { Name: string; Options?: Record<string, st
 function graceSeconds(t: TaskRecord): number {
   const ns = t.spec.ContainerSpec?.StopGracePeriod;
   return ns === undefined ? DEFAULT_GRACE_SECONDS : Math.round(ns / 1e9);
+}
+
+const RECORD_PROTOCOLS = { tcp: PortConfig_Protocol.TCP, udp: PortConfig_Protocol.UDP, sctp: PortConfig_Protocol.SCTP } as const;
+
+/** The task's ports published through the routing mesh, as libnetwork's record carries them. */
+function ingressPorts(t: TaskRecord) {
+  return (t.endpoint?.ports ?? []).filter((p) => p.PublishMode === 'ingress').map((p) => ({ name: p.Name ?? '', protocol: RECORD_PROTOCOLS[p.Protocol], targetPort: p.TargetPort ?? 0, publishedPort: p.PublishedPort ?? 0 }));
 }

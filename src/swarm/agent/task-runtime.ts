@@ -100,6 +100,8 @@ export interface TaskNetworking {
   leftNetworks(networks: readonly SwarmNetworkRef[]): void;
   /** A change of an endpoint record, by Docker's rules (endpoint-changes.ts): for DNS and the load balancers. */
   applyEndpoint(networkId: string, change: SwarmEndpointChange): void;
+  /** The node's routing mesh: its address on the ingress network and every ingress-published port; undefined takes it away. */
+  setIngress(ingress: { network: NetworkRecord; address: string; ports: ReadonlyArray<{ protocol: 'tcp' | 'udp' | 'sctp'; publishedPort: number; targetPort: number }> } | undefined): Promise<void>;
   /** Every service's named ports on those networks, for SRV answers. */
   setServicePorts(services: ReadonlyArray<{ serviceId: string; ports: readonly ServicePort[] }>): void;
 }

@@ -1,7 +1,7 @@
 // What swarmkit's allocator gives a service's endpoint, made with the service's create or update:
 // its ingress published ports (port-allocation.ts) and, in vip mode, a virtual IP on each swarm
-// network the service is on. (swarmkit adds one on the ingress network for ingress ports; berth has
-// no ingress network yet.) The keys the endpoint comes to hold are claimed, those it no longer
+// network the service is on, the ingress network first when it publishes ports through the routing
+// mesh, as swarmkit's. The keys the endpoint comes to hold are claimed, those it no longer
 // holds released, in the service's transaction.
 import { EngineError } from '../../errors.js';
 import type { SwarmNetworkRecord } from '../networks/network-records.js';
@@ -18,6 +18,13 @@ export type Endpoint = ServiceRecord['endpoint'];
 export function attachedNetworks(spec: ServiceSpec): NetworkAttachmentConfig[] {
   const inTask = spec.TaskTemplate.Networks ?? [];
   return inTask.length > 0 ? inTask : (spec.Networks ?? []);
+}
+
+/** The ingress network, which a service publishing through the routing mesh joins (swarmkit's FailedPrecondition without one). */
+export function ingressNetwork(networks: ReadonlyMap<string, SwarmNetworkRecord>): SwarmNetworkRecord {
+  const found = [...networks.values()].find((n) => n.spec.ingress);
+  if (found === undefined) throw new EngineError('invalidParameter', 'rpc error: code = FailedPrecondition desc = service needs ingress network, but no ingress network is present');
+  return found;
 }
 
 /** The keys an endpoint holds: its ingress ports and its virtual IPs. */
@@ -40,8 +47,9 @@ export function allocateEndpoint(
   const ports = allocatePorts(spec.EndpointSpec?.Ports ?? [], previous?.ports ?? [], held, portRanges);
   const taken = new Set(held);
   const virtualIps: VirtualIp[] = [];
+  const ingress = ports.some((p) => p.PublishMode === 'ingress') ? ingressNetwork(networks) : undefined;
   if ((spec.EndpointSpec?.Mode ?? 'vip') === 'vip') {
-    for (const networkId of new Set(attachedNetworks(spec).map((n) => n.Target))) {
+    for (const networkId of new Set([...(ingress !== undefined ? [ingress.id] : []), ...attachedNetworks(spec).map((n) => n.Target)])) {
       const network = networks.get(networkId);
       if (network === undefined) continue;
       const kept = previous?.virtualIps.find((v) => v.networkId === networkId);

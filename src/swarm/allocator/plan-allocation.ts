@@ -1,5 +1,6 @@
 // swarmkit's allocator for tasks, in the leader's pass before the scheduler: a task waiting for a
-// node gets an address on each network its spec (else its service's spec) names, and is then
+// node gets an address on each network its spec (else its service's spec) names, and on the
+// ingress network when it publishes through the routing mesh, and is then
 // `pending`; the scheduler places only tasks so allocated. A task whose network has no address left
 // waits. The addresses' keys are claimed in the task's own transaction and released when the
 // reaper deletes it.
@@ -28,10 +29,12 @@ export function planAllocation(
     if (!needsAllocation(t)) continue;
     const service = services.get(t.serviceId);
     const named = (t.spec.Networks ?? []).length > 0 ? t.spec.Networks! : service !== undefined ? attachedNetworks(service.spec) : [];
+    // a task publishing through the routing mesh is on the ingress network first, as swarmkit's
+    const ingress = (t.endpoint?.ports ?? []).some((p) => p.PublishMode === 'ingress') ? [...networks.values()].find((n) => n.value.spec.ingress)?.value.id : undefined;
     const attachments: TaskAttachment[] = [];
     const claim: string[] = [];
     let complete = true;
-    for (const networkId of new Set(named.map((n) => n.Target))) {
+    for (const networkId of new Set([...(ingress !== undefined ? [ingress] : []), ...named.map((n) => n.Target)])) {
       const network = networks.get(networkId);
       if (network === undefined) continue;
       const addr = nextAddress(networkId, network.value.pools, taken);

@@ -8,6 +8,7 @@ import { EngineError } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { decryptSecret } from '../ca/sealing.js';
 import { decode, SESSIONS } from '../cluster/cluster-state.js';
+import { NODE_ATTACHMENTS, nodeAttachment } from '../allocator/node-attachments.js';
 import { networks, serviceNetworks } from '../networks/network-control.js';
 import { NETWORKS, networkView } from '../networks/network-records.js';
 import { prefixOf, type ObjectKind, type SecretRecord } from '../objects/secret-records.js';
@@ -24,7 +25,7 @@ const REPORT_ATTEMPTS = 5;
 export async function waitForAssignments(services: ServiceState, nodeId: string, dek: Buffer, known: string, waitMs: number, signal: AbortSignal): Promise<Assignments> {
   const store = services.cluster.store;
   let changed: () => void = () => undefined;
-  const watches = [TASKS, SERVICES, prefixOf('secret'), prefixOf('config'), NETWORKS, TABLES_PREFIX, SESSIONS].map((prefix) => store.watch(prefix, 0, () => changed()));
+  const watches = [TASKS, SERVICES, NODE_ATTACHMENTS, prefixOf('secret'), prefixOf('config'), NETWORKS, TABLES_PREFIX, SESSIONS].map((prefix) => store.watch(prefix, 0, () => changed()));
   try {
     const end = Date.now() + waitMs;
     for (;;) {
@@ -54,16 +55,22 @@ async function assignmentsOf(services: ServiceState, nodeId: string, dek: Buffer
   const configIds = new Set(needing.flatMap((t) => (t.spec.ContainerSpec?.Configs ?? []).map((r) => r.ConfigID)));
   const networkIds = new Set(needing.flatMap((t) => (t.spec.Networks ?? []).map((n) => n.Target)));
   const [secrets, configs, all, cluster, specs] = await Promise.all([objectsOf(services, 'secret', secretIds, dek), objectsOf(services, 'config', configIds, dek), networks(services.cluster), services.cluster.cluster(), services.services()]);
+  // every node has the routing mesh: the ingress network, its table and the node's address on it
+  const ingressNetwork = all.find((n) => n.value.spec.ingress)?.value;
+  const attachment = ingressNetwork === undefined ? undefined : await nodeAttachment(services.cluster, nodeId);
+  const ingress = attachment?.networkId === ingressNetwork?.id ? attachment : undefined;
+  if (ingressNetwork !== undefined) networkIds.add(ingressNetwork.id);
   const used = all.filter((n) => networkIds.has(n.value.id)).map((n) => networkView(n.value));
   const tables = wireTables(await tablesOf(services.cluster, networkIds));
   const session = (await services.cluster.session(nodeId))?.lease ?? '';
   const servicePorts = specs.map((s) => s.value).filter((s) => serviceNetworks(s.spec).some((n) => networkIds.has(n.Target))).map(namedPorts).filter((s) => s.ports.length > 0);
   const dataPathPort = cluster.value.dataPathPort;
+  const ingressPorts = ingressNetwork === undefined ? [] : specs.flatMap((s) => s.value.endpoint.ports.filter((p) => p.PublishMode === 'ingress').map((p) => ({ protocol: p.Protocol, publishedPort: p.PublishedPort ?? 0, targetPort: p.TargetPort ?? 0 })));
   // the node's own reports change a task's status: only what the node must act on counts
   const digest = createHash('sha256')
-    .update(JSON.stringify([tasks.map(({ status: _s, updatedAt: _u, runningAt: _r, ...rest }) => rest), secrets, configs, used, tables, session, dataPathPort, servicePorts]))
+    .update(JSON.stringify([tasks.map(({ status: _s, updatedAt: _u, runningAt: _r, ...rest }) => rest), secrets, configs, used, tables, session, dataPathPort, servicePorts, ingress, ingressPorts]))
     .digest('hex');
-  return { digest, tasks, secrets, configs, networks: used, tables, session, dataPathPort, servicePorts };
+  return { digest, tasks, secrets, configs, networks: used, tables, session, dataPathPort, servicePorts, ingressPorts, ...(ingress !== undefined ? { ingress } : {}) };
 }
 
 /** A service's ports that have a name (EndpointSpec.Ports), which DNS answers SRV queries for. */

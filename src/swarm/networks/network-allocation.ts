@@ -52,9 +52,9 @@ export function checkIpamEntries(entries: readonly IpamEntry[]): void {
  * overlaps one held is refused (swarmkit's allocator fails such a network after making it, which
  * then shows no driver; berth refuses it at once, in the allocator's words).
  */
-export function allocatePools(entries: readonly IpamEntry[], held: readonly IpNet[], addrPool: { defaultAddrPool: readonly string[] | null; subnetSize: number }): AllocatedPool[] {
+export function allocatePools(entries: readonly IpamEntry[], held: readonly IpNet[], addrPool: { defaultAddrPool: readonly string[] | null; subnetSize: number }, ingress = false): AllocatedPool[] {
   if (entries.length === 0) {
-    const subnet = defaultSubnet(held, addrPool.defaultAddrPool ?? DEFAULT_ADDR_POOL, addrPool.subnetSize || DEFAULT_SUBNET_SIZE);
+    const subnet = defaultSubnet(held, addrPool.defaultAddrPool ?? DEFAULT_ADDR_POOL, addrPool.subnetSize || DEFAULT_SUBNET_SIZE, ingress);
     return [{ subnet: subnet.toString(), gateway: formatIp(subnet.addressAt(1n)) }];
   }
   const taken = [...held];
@@ -66,20 +66,20 @@ export function allocatePools(entries: readonly IpamEntry[], held: readonly IpNe
   });
 }
 
-/** The lowest VXLAN ID no network holds, after the ingress network's. */
-export function allocateVxlanId(held: readonly number[]): number {
-  let id = FIRST_VXLAN_ID + 1;
+/** The lowest VXLAN ID no network holds, after the ingress network's (which has the first). */
+export function allocateVxlanId(held: readonly number[], ingress = false): number {
+  let id = ingress ? FIRST_VXLAN_ID : FIRST_VXLAN_ID + 1;
   while (held.includes(id)) id++;
   return id;
 }
 
-function defaultSubnet(held: readonly IpNet[], pools: readonly string[], size: number): IpNet {
+function defaultSubnet(held: readonly IpNet[], pools: readonly string[], size: number, ingress: boolean): IpNet {
   for (const [i, text] of pools.entries()) {
     const pool = IpNet.parse(text);
     if (pool === undefined || pool.family !== 4 || size < pool.prefixLength || size > pool.bits) continue;
     const step = 1n << BigInt(pool.bits - size);
     // the ingress network's, the first of the first pool
-    for (let at = i === 0 ? pool.network + step : pool.network; at <= pool.last; at += step) {
+    for (let at = i === 0 && !ingress ? pool.network + step : pool.network; at <= pool.last; at += step) {
       const candidate = new IpNet({ family: 4, value: at }, size);
       if (!held.some((h) => h.overlaps(candidate))) return candidate;
     }

@@ -34,6 +34,8 @@ export async function createNetwork(state: ClusterState, req: NetworkCreateReque
   for (let attempt = 0; attempt < ALLOCATION_ATTEMPTS; attempt++) {
     const [allocation, existing, cluster] = await Promise.all([state.call(() => state.store.get(NETWORK_ALLOCATION_KEY)), networks(state), state.cluster()]);
     const held = existing.map((n) => n.value);
+    const ingress = held.find((n) => n.spec.ingress);
+    if (req.ingress && ingress !== undefined) throw rpcError('conflict', 'AlreadyExists', `ingress network (${ingress.id}) is already present`);
     const now = formatRfc3339Nano(nowNanos());
     const record: SwarmNetworkRecord = {
       id: newSwarmId(),
@@ -46,10 +48,11 @@ export async function createNetwork(state: ClusterState, req: NetworkCreateReque
         internal: req.internal,
         attachable: req.attachable,
         enableIPv6: req.enableIPv6,
+        ...(req.ingress ? { ingress: true as const } : {}),
         ipam: { options: req.ipam?.options ?? {}, entries },
       },
-      pools: allocatePools(entries, held.flatMap((n) => n.pools.map((p) => IpNet.parse(p.subnet)!)), cluster.value),
-      vxlanId: allocateVxlanId(held.map((n) => n.vxlanId)),
+      pools: allocatePools(entries, held.flatMap((n) => n.pools.map((p) => IpNet.parse(p.subnet)!)), cluster.value, req.ingress),
+      vxlanId: allocateVxlanId(held.map((n) => n.vxlanId), req.ingress),
     };
     const { succeeded } = await state.call(() =>
       state.store.txn(
@@ -86,9 +89,10 @@ export function checkNetworkRequest(req: NetworkCreateRequest): void {
   const ipamDriver = req.ipam?.driver ?? '';
   if (ipamDriver !== '' && ipamDriver !== 'default') throw rpcError('invalidParameter', 'InvalidArgument', `error during lookup of plugin ${ipamDriver}`);
   checkIpamEntries(ipamEntries(req));
-  // the ingress network carries the routing mesh, which comes with overlay networks
-  if (req.ingress) throw new EngineError('notImplemented', 'berth has no ingress network yet');
 }
+
+/** The ingress network swarm init makes, as dockerd's: the first default subnet, VXLAN ID 4096. */
+export const INGRESS_REQUEST: NetworkCreateRequest = { name: 'ingress', checkDuplicate: true, driver: 'overlay', scope: 'swarm', enableIPv6: false, ipam: null, internal: false, attachable: false, ingress: true, configOnly: false, configFrom: null, options: null, labels: null };
 
 function ipamEntries(req: NetworkCreateRequest): IpamEntry[] {
   return (req.ipam?.config ?? []).map((c) => ({ subnet: c.subnet, ipRange: c.ipRange, gateway: c.gateway }));
@@ -117,6 +121,10 @@ export async function removeNetwork(state: ClusterState, id: string): Promise<vo
   const [found, all, tasks] = await Promise.all([state.call(() => state.store.get(NETWORKS + id)), services.services(), services.tasks()]);
   if (found === undefined) throw notFound(`network ${id} not found`);
   const network = decode<SwarmNetworkRecord>(found.value);
+  if (network.spec.ingress) {
+    const user = all.find((s) => hasIngressPorts(s.value.spec));
+    if (user !== undefined) throw rpcError('invalidParameter', 'FailedPrecondition', `ingress network cannot be removed because service ${user.value.id} depends on it`);
+  }
   const user = all.find((s) => serviceNetworks(s.value.spec).some((n) => n.Target === id));
   if (user !== undefined) throw rpcError('invalidParameter', 'FailedPrecondition', `network ${id} is in use by service ${user.value.id}`);
   const task = tasks.map((t) => t.value).find((t) => mayRun(t) && (t.spec.Networks ?? []).some((n) => n.Target === id));
@@ -139,7 +147,11 @@ export async function resolveServiceNetworks(state: ClusterState, spec: ServiceS
   const named = (inTask ? spec.TaskTemplate.Networks : spec.Networks) ?? [];
   if (named.length === 0) return spec;
   const resolved: NetworkAttachmentConfig[] = [];
-  for (const n of named) resolved.push({ ...n, Target: (await resolveOne(state, n.Target, local)).value.id });
+  for (const n of named) {
+    const network = (await resolveOne(state, n.Target, local)).value;
+    if (network.spec.ingress) throw rpcError('invalidParameter', 'InvalidArgument', `Service cannot be explicitly attached to the ingress network "${network.spec.name}"`);
+    resolved.push({ ...n, Target: network.id });
+  }
   return inTask ? { ...spec, TaskTemplate: { ...spec.TaskTemplate, Networks: resolved } } : { ...spec, Networks: resolved };
 }
 
@@ -157,6 +169,11 @@ async function resolveOne(state: ClusterState, target: string, local: LocalNetwo
     }
     throw err;
   }
+}
+
+/** Whether a service publishes a port through the routing mesh (the ingress network). */
+export function hasIngressPorts(spec: ServiceSpec): boolean {
+  return (spec.EndpointSpec?.Ports ?? []).some((p) => p.PublishMode === 'ingress');
 }
 
 /** The networks a service's spec names: its task's, and the deprecated service-level ones. */

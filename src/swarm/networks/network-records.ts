@@ -26,6 +26,8 @@ export interface SwarmNetworkSpec {
   internal: boolean;
   attachable: boolean;
   enableIPv6: boolean;
+  /** the routing mesh's network: one per swarm, made at init */
+  ingress?: true;
   ipam: { options: Record<string, string>; entries: IpamEntry[] };
 }
 
@@ -50,6 +52,7 @@ export function networkView(n: SwarmNetworkRecord): NetworkRecord {
     internal: n.spec.internal,
     attachable: n.spec.attachable,
     enableIPv6: n.spec.enableIPv6,
+    ...(n.spec.ingress ? { ingress: true } : {}),
     ipam: {
       driver: 'default',
       options: ipamOptions,

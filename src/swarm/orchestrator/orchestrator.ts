@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { nowNanos } from '../../lib/timestamp.js';
 import type { ClusterState } from '../cluster/cluster-state.js';
+import { allocateNodeAttachments } from '../allocator/node-attachments.js';
 import { planAllocation } from '../allocator/plan-allocation.js';
 import { networks } from '../networks/network-control.js';
 import { ReconcileLoop } from '../manager/reconcile-loop.js';
@@ -59,4 +60,6 @@ async function pass(services: ServiceState, lastBatch: Map<string, number>, loop
   const byId = new Map(all.map((s) => [s.value.id, s.value]));
   for (const w of planAllocation(await services.tasks(), byId, swarmNetworks, await services.heldAllocations(), nowNanos())) await write([w]);
   for (const w of planScheduling(await services.tasks(), nodeList.map((n) => n.value), nowNanos())) await write([w]);
+  const ingress = [...swarmNetworks.values()].find((n) => n.value.spec.ingress)?.value;
+  if (!(await allocateNodeAttachments(state, nodeList.map((n) => n.value.id), ingress, await services.heldAllocations()))) loop.passAgain();
 }

@@ -132,6 +132,16 @@ export interface Assignments {
   dataPathPort: number;
   /** the named ports of the services on those networks, for DNS SRV answers */
   servicePorts: ServicePorts[];
+  /** the node's address on the ingress network, for its routing mesh (none until the leader gave one) */
+  ingress?: { networkId: string; address: string };
+  /** every service's ports published through the routing mesh: each node holds them */
+  ingressPorts: IngressPort[];
+}
+
+export interface IngressPort {
+  protocol: 'tcp' | 'udp' | 'sctp';
+  publishedPort: number;
+  targetPort: number;
 }
 
 export interface ServicePorts {

@@ -105,4 +105,29 @@ describe('swarm overlay networks', () => {
       assert.deepEqual([...new Set(r.stdout.trim().split('\n'))].sort(), hostnames, r.stderr);
     }
   });
+
+  it('answers ports published through the routing mesh on every node, from every task, and refuses once no task is left', async () => {
+    await cli(nodes[0]!, ['service', 'create', '--detach', '--name', 'mesh', '--replicas', '2', '--replicas-max-per-node', '1', '-p', '8081:80', '-p', '80', 'busybox', 'sh', '-c', 'hostname > /www.txt; httpd -f -p 80 -h /']);
+    const tasks = await running('mesh', 2);
+    const hostnames = tasks.map((t) => t.Status.ContainerStatus!.ContainerID.slice(0, 12)).sort();
+    const published = ((await nodes[0]!.request('GET', '/services/mesh')).json() as { Endpoint: { Ports: Array<{ PublishedPort: number }> } }).Endpoint.Ports.map((p) => p.PublishedPort).sort();
+    assert.deepEqual(published, [30000, 8081]);
+    const busy = new Set(tasks.map((t) => nodeOf.get(t.NodeID)!));
+    assert.equal(nodes.filter((n) => !busy.has(n)).length, 1, 'one node runs no task of it');
+    /** `count` requests from `client`'s namespace to `node`'s address and port: the hostnames that answered. */
+    const ask = (client: SwarmNode, node: SwarmNode, port: number, count: number) =>
+      client.exec('sh', ['-c', `for i in $(seq ${count}); do busybox timeout 3 busybox wget -qO- http://${node.addr}:${port}/www.txt || echo failed; done`], { timeoutMs: 60_000 }).trim().split('\n');
+    for (const node of nodes) {
+      const client = nodes.find((n) => n !== node)!;
+      const seen = await until(`the mesh on ${node.name}`, async () => ask(client, node, 8081, 4), (a) => !a.includes('failed'), 20_000);
+      assert.ok(seen.every((h) => hostnames.includes(h)), seen.join(','));
+      assert.deepEqual([...new Set(ask(client, node, 30000, 20))].sort(), hostnames);
+    }
+    const answered = ask(nodes[1]!, nodes[0]!, 8081, 300);
+    assert.deepEqual([...new Set(answered)].sort(), hostnames);
+    await cli(nodes[0]!, ['service', 'scale', '--detach', 'mesh=0']);
+    await running('mesh', 0);
+    const refused = await until('connections refused', async () => nodes[1]!.exec('sh', ['-c', `busybox timeout 5 busybox wget -qO- http://${nodes[0]!.addr}:8081/ 2>&1; echo "rc=$?"`]), (out) => out.includes('refused'), 20_000);
+    assert.match(refused, /refused/);
+  });
 });

@@ -30,7 +30,7 @@ export function toNetwork({ network: n, endpoints, services }: NetworkView, with
     IPAM: { Driver: n.ipam.driver, Options: n.ipam.options, Config: n.ipam.config.map(toIpamConfig) },
     Internal: n.internal,
     Attachable: n.attachable,
-    Ingress: false,
+    Ingress: n.ingress === true,
     ConfigFrom: { Network: '' },
     ConfigOnly: false,
     Containers: endpoints === undefined ? null : containers,

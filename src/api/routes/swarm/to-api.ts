@@ -207,6 +207,7 @@ function swarmNetwork(n: SwarmNetworkRecord, version: number): SwarmNetwork {
       ...(n.spec.enableIPv6 ? { IPv6Enabled: true } : {}),
       ...(n.spec.internal ? { Internal: true } : {}),
       ...(n.spec.attachable ? { Attachable: true } : {}),
+      ...(n.spec.ingress ? { Ingress: true } : {}),
       IPAMOptions: { Driver: { Name: 'default', ...options(n.spec.ipam.options) }, ...configs(n.spec.ipam.entries.map((e) => ({ Subnet: e.subnet, Range: e.ipRange, Gateway: e.gateway }))) },
       Scope: 'swarm',
     },
