@@ -114,7 +114,7 @@ export async function createContainers(deps: ContainersDeps) {
     /** a build's step containers */
     stepContainers: stepContainers({ service, paths, events, rootfs, images, limits, dataRoot }),
     /** a swarm's task containers, for the node's agent */
-    taskContainers: taskContainers({ service, store, images, networks, paths, limits, dataRoot, log }),
+    taskContainers: taskContainers({ service, events: deps.events, store, images, networks, paths, limits, dataRoot, log }),
     inventory: containerInventory(store, viewDeps),
     /** the log drivers containers can use, for /info */
     logDrivers: LOG_DRIVERS,

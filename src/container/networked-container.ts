@@ -16,5 +16,7 @@ export function networkedContainer(record: ContainerRecord): NetworkedContainer 
     links: hc.Links,
     dns: hc.Dns,
     endpointsConfig: record.networkingConfig.EndpointsConfig as NetworkedContainer['endpointsConfig'],
+    // a task's addresses on swarm networks are the managers' already
+    addressedBySwarm: Object.hasOwn(record.config.Labels ?? {}, 'com.docker.swarm.task.id'),
   };
 }

@@ -10,6 +10,7 @@
 // time, so that neither undoes the other.
 import type { Logger } from 'pino';
 import { EngineError } from '../errors.js';
+import type { EventBus } from '../events/event-bus.js';
 import type { NetworkRecord } from '../network/network-record.js';
 import type { TaskLogRead } from '../swarm/agent/task-runtime.js';
 import type { PortConfig } from '../swarm/services/service-types.js';
@@ -31,6 +32,7 @@ import { nameTaskFiles, writeTaskFiles, type TaskFile } from './task-files.js';
 
 export interface TaskContainersDeps {
   service: ContainerService;
+  events: EventBus;
   store: ContainerStore;
   images: ContainerImages;
   networks: Pick<ContainerNetworks, 'ports' | 'endpoints' | 'joinSwarmNetwork' | 'leaveSwarmNetwork'>;
@@ -126,6 +128,29 @@ export function taskContainers(deps: TaskContainersDeps) {
       const record = deps.store.byId(id);
       await service.remove(id, { force: true, removeVolumes: true }).catch(unless('notFound'));
       if (record !== undefined) await dropUnused(networksNamed(record));
+    },
+
+    /**
+     * Once the container's health check first says healthy (at once without one), or unhealthy, or
+     * its run ends: what dockerd's executor waits for before a task runs.
+     */
+    async untilHealthy(id: string): Promise<'healthy' | 'unhealthy' | 'ended'> {
+      const { live } = deps.events.subscribe({ accept: (ev) => ev.type === 'container' && ev.actor.id === id && (ev.action.startsWith('health_status') || ev.action === 'die' || ev.action === 'destroy') });
+      try {
+        // what it is now, after the subscription: a status reached before it is not missed
+        const record = deps.store.byId(id);
+        if (record === undefined || !isActive(record.state.status)) return 'ended';
+        const status = record.state.health?.Status;
+        if (status === undefined || status === 'healthy' || status === 'unhealthy') return status === 'unhealthy' ? 'unhealthy' : 'healthy';
+        for await (const ev of live) {
+          if (ev.action === 'health_status: healthy') return 'healthy';
+          if (ev.action === 'health_status: unhealthy') return 'unhealthy';
+          if (!ev.action.startsWith('health_status')) return 'ended';
+        }
+        return 'ended';
+      } finally {
+        live.close();
+      }
     },
 
     /** Settles with the exit code once the container does not run (at once when it does not): its end, for the agent. */

@@ -87,7 +87,11 @@ export async function createNetworks(deps: NetworksDeps) {
 
   await attachments.finishRemovals();
 
-  const api = (swarm: SwarmNetworks) => networkApi(service, attachments, swarm);
+  /** the swarm's networks: for the Network routes, and for plain containers joining attachable ones */
+  const api = (swarm: SwarmNetworks) => {
+    attachments.bindSwarm(swarm);
+    return networkApi(service, attachments, swarm);
+  };
   const containers = {
     prepare: attachments.prepare.bind(attachments),
     plumb: attachments.plumb.bind(attachments),
@@ -125,6 +129,8 @@ export async function createNetworks(deps: NetworksDeps) {
     applyEndpoint: swarmEndpoints.apply.bind(swarmEndpoints),
     setServicePorts: swarmEndpoints.setServicePorts.bind(swarmEndpoints),
     setIngress: mesh.setIngress.bind(mesh),
+    attachedEndpoints: attachments.attachedEndpoints.bind(attachments),
+    watchAttachments: attachments.watchAttachments.bind(attachments),
   };
   return { api, service, containers, swarm, find, drivers: LOCAL_DRIVERS, shutdown };
 }

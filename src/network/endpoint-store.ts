@@ -25,6 +25,8 @@ export interface EndpointRecord {
   ipamConfig: { ipv4Address?: string; ipv6Address?: string } | null;
   /** the docker_gwbridge leg of a container whose networks are overlays: its way out, which dockerd shows in no container's inspect */
   egressOnly?: true;
+  /** a plain container's on an attachable swarm network: its address is the managers', given back when it leaves */
+  swarmAttachment?: true;
   /** what the plumbing keeps to undo the attachment (the CNI result, for DEL); berth's records never read it */
   plumbing?: unknown;
 }

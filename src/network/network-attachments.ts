@@ -22,7 +22,9 @@ import type { DnsRegistry } from './dns/dns-registry.js';
 import type { DnsServer } from './dns/dns-server.js';
 import type { EndpointRecord } from './endpoint-store.js';
 import type { NetworkFirewall } from './network-firewall.js';
-import { defaultToBridge, type NetworkRecord } from './network-record.js';
+import { defaultToBridge, isJoinedSwarmNetwork, type NetworkRecord } from './network-record.js';
+import type { SwarmNetworks } from './swarm-networks.js';
+import type { EndpointSettings } from './endpoint-allocation.js';
 import type { OverlayNetworks } from './overlay/overlay-networks.js';
 import type { ServiceBalancers } from './service-lb/service-balancers.js';
 import type { NetworkService } from './network-service.js';
@@ -46,6 +48,8 @@ export interface NetworkedContainer {
   /** HostConfig.Dns: where the embedded DNS server forwards for it */
   dns?: string[] | null;
   endpointsConfig?: Record<string, EndpointConfig | null> | null;
+  /** a swarm task's container, or the routing mesh's sandbox: its addresses on swarm networks are the managers' already */
+  addressedBySwarm?: boolean;
 }
 
 export interface EndpointConfig {
@@ -116,6 +120,8 @@ export class NetworkAttachments {
   private readonly resolvers = new Map<string, Promise<void>>();
   /** prepared runs, by container, until plumbed or detached */
   private readonly planned = new Map<string, PlannedEndpoint[]>();
+  private swarm: Pick<SwarmNetworks, 'attach' | 'detach'> | undefined;
+  private readonly attachmentWatchers = new Set<() => void>();
 
   constructor(private readonly deps: NetworkAttachmentsDeps) {}
 
@@ -170,7 +176,8 @@ export class NetworkAttachments {
       await createNetns(this.netnsPath(c.id));
       return { netnsPath: this.netnsPath(c.id), ports: [], dns: this.deps.daemonDns };
     }
-    const networks = this.networksOf(c);
+    const attached = c.addressedBySwarm ? new Map<string, string>() : await this.attachSwarmNetworks(c);
+    const networks = this.networksOf(c, attached);
     if (networks[0]?.network.driver === 'host') {
       await this.deps.service.allocateEndpoint(networks[0].network, { id: c.id, name: c.name }, { aliases: [], links: [] });
       return { ports: [], hostGateway: this.hostGateway(), dns: this.deps.daemonDns };
@@ -193,8 +200,8 @@ export class NetworkAttachments {
         }
         planned.push({ network, endpoint, ports: defaultRoute ? ports : [], defaultRoute });
       };
-      for (const [i, { network, settings }] of networks.entries()) {
-        const endpoint = await this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name, ...(i === 0 && c.macAddress ? { macAddress: c.macAddress } : {}) }, settings);
+      for (const [i, { network, settings, swarmAttachment }] of networks.entries()) {
+        const endpoint = await this.deps.service.allocateEndpoint(network, { id: c.id, name: c.name, ...(i === 0 && c.macAddress ? { macAddress: c.macAddress } : {}) }, settings, swarmAttachment ? { swarmAttachment } : {});
         if (network.driver === 'null') continue;
         await plan(network, endpoint);
         address ??= endpoint.ipv4Address?.split('/')[0];
@@ -202,7 +209,7 @@ export class NetworkAttachments {
       }
       if (!routed && networks.some((n) => n.network.driver === 'overlay')) {
         const gateway = await this.deps.service.gatewayBridge();
-        const endpoint = await this.deps.service.allocateEndpoint(gateway, { id: c.id, name: c.name }, { aliases: [], links: [] }, true);
+        const endpoint = await this.deps.service.allocateEndpoint(gateway, { id: c.id, name: c.name }, { aliases: [], links: [] }, { egressOnly: true });
         await plan(gateway, endpoint);
         resolver ??= endpoint.gateway;
       }
@@ -233,6 +240,7 @@ export class NetworkAttachments {
     }
     // its services' VIPs answer from its first instruction
     if (planned.some((p) => p.network.driver === 'overlay')) await this.deps.balancers.program(containerId, this.netnsPath(containerId));
+    if (planned.some((p) => p.endpoint.swarmAttachment)) this.notifyAttachments();
   }
 
   /** Undoes a run's networking; what is already gone is no error (a crash may have come between). */
@@ -240,9 +248,38 @@ export class NetworkAttachments {
     this.planned.delete(containerId);
     const netnsPath = this.netnsPath(containerId);
     this.deps.dns.upstreams.forget(this.addressesOf(containerId));
-    for (const endpoint of [...this.deps.service.endpointsOf(containerId)].reverse()) await this.undo(endpoint, this.deps.service.find(endpoint.networkId), { namespaceGoes: true });
+    const endpoints = [...this.deps.service.endpointsOf(containerId)].reverse();
+    for (const endpoint of endpoints) await this.undo(endpoint, this.deps.service.find(endpoint.networkId), { namespaceGoes: true });
     this.deps.ports.release(containerId);
     await removeNetns(netnsPath);
+    const attachments = endpoints.filter((e) => e.swarmAttachment);
+    if (attachments.length === 0) return;
+    this.notifyAttachments();
+    await this.swarm?.detach(containerId).catch((err: unknown) => this.deps.log.warn({ err, id: containerId }, 'a swarm network address not given back'));
+    for (const e of attachments) await this.leaveSwarmNetwork(e.networkId);
+  }
+
+  /** Binds the swarm, which gives plain containers their addresses on attachable swarm networks. */
+  bindSwarm(swarm: Pick<SwarmNetworks, 'attach' | 'detach'>): void {
+    this.swarm = swarm;
+  }
+
+  /** This node's plain containers on attachable swarm networks, once plumbed: what the swarm publishes of them. */
+  attachedEndpoints(): Array<{ networkId: string; endpointId: string; name: string; address: string; mac: string; aliases: string[] }> {
+    return this.deps.service
+      .allEndpoints()
+      .filter((e) => e.swarmAttachment && e.plumbing !== undefined && e.ipv4Address !== undefined)
+      .map((e) => ({ networkId: e.networkId, endpointId: e.id, name: e.containerName, address: e.ipv4Address!, mac: e.macAddress, aliases: [...e.aliases, e.containerId.slice(0, 12)] }));
+  }
+
+  /** Calls `listener` whenever attachedEndpoints() may have changed; the cancel function. */
+  watchAttachments(listener: () => void): () => void {
+    this.attachmentWatchers.add(listener);
+    return () => this.attachmentWatchers.delete(listener);
+  }
+
+  private notifyAttachments(): void {
+    for (const listener of this.attachmentWatchers) listener();
   }
 
   /** Joins a running container to one more network, hot-plugged into its namespace; the network's record. */
@@ -397,8 +434,11 @@ export class NetworkAttachments {
     await listening;
   }
 
-  /** The container's networks in order: the one its NetworkMode names, then the others of EndpointsConfig. */
-  private networksOf(c: NetworkedContainer): Array<{ network: NetworkRecord; settings: { ipv4?: string; ipv6?: string; aliases: string[]; links: string[] } }> {
+  /**
+   * The container's networks in order: the one its NetworkMode names, then the others of
+   * EndpointsConfig; `attached` the addresses the managers gave it on swarm networks, by name.
+   */
+  private networksOf(c: NetworkedContainer, attached: ReadonlyMap<string, string>): Array<{ network: NetworkRecord; settings: EndpointSettings; swarmAttachment: boolean }> {
     const mode = defaultToBridge(c.networkMode);
     const configs = c.endpointsConfig ?? {};
     const first = this.deps.service.find(mode);
@@ -406,8 +446,38 @@ export class NetworkAttachments {
     return names.map((name, i) => {
       const network = i === 0 ? first : this.deps.service.find(name);
       const config = configs[name] ?? configs[network.name] ?? configs[network.id] ?? (network.name === 'bridge' ? configs.default : undefined) ?? null;
-      return { network, settings: endpointSettings(config, i === 0 ? (c.links ?? []) : []) };
+      const settings = endpointSettings(config, i === 0 ? (c.links ?? []) : []);
+      const address = attached.get(name);
+      return { network, settings: address !== undefined ? { ...settings, ipv4: address } : settings, swarmAttachment: address !== undefined };
     });
+  }
+
+  /**
+   * The swarm networks a plain container names (none of this node's own, or one this node keeps
+   * for its tasks), each joined with the address a manager gives the container on it, as dockerd
+   * asks swarmkit for an attachment: that address, by the name the container gave.
+   */
+  private async attachSwarmNetworks(c: NetworkedContainer): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (this.swarm === undefined) return out;
+    for (const name of new Set([defaultToBridge(c.networkMode), ...Object.keys(c.endpointsConfig ?? {})])) {
+      const local = this.findIfAny(name);
+      if (local !== undefined && !isJoinedSwarmNetwork(local)) continue;
+      const given = await this.swarm.attach(name, c.id);
+      if (given === undefined) continue;
+      await this.deps.service.joinSwarmNetwork(given.network);
+      out.set(name, given.address.split('/')[0]!);
+    }
+    return out;
+  }
+
+  private findIfAny(term: string): NetworkRecord | undefined {
+    try {
+      return this.deps.service.find(term);
+    } catch (err) {
+      if (err instanceof EngineError && err.kind === 'notFound') return undefined;
+      throw err;
+    }
   }
 
   private async unplumbNetwork(network: NetworkRecord): Promise<void> {

@@ -148,12 +148,12 @@ export class NetworkService {
   }
 
   /** Takes the container's addresses on the network and saves the endpoint before returning it. */
-  async allocateEndpoint(network: NetworkRecord, container: EndpointContainer, settings: EndpointSettings, egressOnly = false): Promise<EndpointRecord> {
+  async allocateEndpoint(network: NetworkRecord, container: EndpointContainer, settings: EndpointSettings, kind: Pick<EndpointRecord, 'egressOnly' | 'swarmAttachment'> = {}): Promise<EndpointRecord> {
     const built = buildEndpoint(network, container, settings, {
       usedIn: (subnet) => this.usedIn(subnet),
       endpointsOf: (id) => this.endpoints.of(id),
     });
-    const endpoint: EndpointRecord = egressOnly ? { ...built, egressOnly } : built;
+    const endpoint: EndpointRecord = { ...built, ...kind };
     await this.endpoints.put(endpoint);
     return endpoint;
   }

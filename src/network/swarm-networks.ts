@@ -15,6 +15,14 @@ export interface SwarmNetworks {
   remove(id: string): Promise<void>;
   /** The services on a swarm network as this node's table has them (`inspect --verbose`), by name. */
   services(networkId: string): Record<string, ServiceInfoView>;
+  /**
+   * A plain container of this node joins an attachable swarm network (`docker run --network`):
+   * the network and the container's address on it (with its prefix length); undefined outside a
+   * swarm; the managers' errors for a network not found or not attachable.
+   */
+  attach(target: string, containerId: string): Promise<{ network: NetworkRecord; address: string } | undefined>;
+  /** Its address goes back once it left. */
+  detach(containerId: string): Promise<void>;
 }
 
 /** dockerd's ServiceInfo of a verbose network inspect. */

@@ -152,6 +152,8 @@ export async function createSwarm(deps: SwarmDeps) {
     create: (req: NetworkCreateRequest) => createNetwork(state(), req),
     remove: (id: string) => removeNetwork(state(), id),
     services: (networkId: string) => networkServices(service.networkTables(), networkId, deps.log),
+    attach: (target: string, containerId: string) => service.attachNetwork(target, containerId),
+    detach: (containerId: string) => service.detachNetwork(containerId),
   };
   const debug = {
     networkTable: (networkId: string, table: string) => networkTableView(service.memberTables(), networkId, table),

@@ -31,11 +31,12 @@ import { Manager, type ManagerEtcd } from './manager/manager.js';
 import { listNodes } from './manager/node-control.js';
 import type { ClusterStore } from './store/cluster-store.js';
 import { LocalStore } from './store/local-store.js';
+import type { NetworkRecord } from '../network/network-record.js';
 import { createNetwork, INGRESS_REQUEST } from './networks/network-control.js';
 import { OffsetStore } from './store/offset-store.js';
 import { moveToEtcd } from './store/store-migration.js';
 import { callManager, fetchRootCa, splitHostPort } from './transport/cluster-client.js';
-import { CLUSTER_PATHS, type AddMemberResponse, type Assignments, type JoinResponse, type RenewResponse } from './transport/cluster-protocol.js';
+import { CLUSTER_PATHS, type AddMemberResponse, type Assignments, type JoinResponse, type NetworkAttachResponse, type RenewResponse } from './transport/cluster-protocol.js';
 import { ClusterServer, type NodeHandlers } from './transport/cluster-server.js';
 
 const WORKER_NOT_MANAGER_MESSAGE = "This node is not a swarm manager. Worker nodes can't be used to view or modify cluster state. Please run this command on a manager node or promote the current node to a manager.";
@@ -153,6 +154,17 @@ export class SwarmService {
   /** This node's part in a swarm now: manager, worker, or none (outside one, joining, or locked). */
   role(): 'manager' | 'worker' | 'none' {
     return this.mode.kind === 'manager' || this.mode.kind === 'worker' ? this.mode.kind : 'none';
+  }
+
+  /** A plain container joins an attachable swarm network: undefined outside a swarm (the network is then none of the swarm's). */
+  async attachNetwork(target: string, containerId: string): Promise<{ network: NetworkRecord; address: string } | undefined> {
+    if (this.role() === 'none' || this.tasks === undefined) return undefined;
+    return this.tasks.attach(target, containerId);
+  }
+
+  /** The container's swarm network address goes back; outside a swarm there is none to give. */
+  async detachNetwork(containerId: string): Promise<void> {
+    await this.tasks?.detach(containerId);
   }
 
   /** The network tables of this node's tasks' networks (empty outside a swarm). */
@@ -412,6 +424,8 @@ export class SwarmService {
       assignments: (known, waitMs, signal) => agent.call<Assignments>(CLUSTER_PATHS.assignments, { known, waitMs }, waitMs + 10_000, signal),
       report: async (reports) => void (await agent.call(CLUSTER_PATHS.taskStatus, { reports }, 10_000)),
       publish: async (entries) => void (await agent.call(CLUSTER_PATHS.tableEntries, { entries }, 10_000)),
+      attach: (req) => agent.call<NetworkAttachResponse>(CLUSTER_PATHS.attachNetwork, req, 10_000),
+      detach: async (req) => void (await agent.call(CLUSTER_PATHS.detachNetwork, req, 10_000)),
     });
   }
 
@@ -484,6 +498,8 @@ export class SwarmService {
       assignments: (known, waitMs, signal) => manager.assignments(state.nodeId, { known, waitMs }, signal),
       report: (reports) => manager.taskStatus(state.nodeId, { reports }),
       publish: (entries) => manager.tableEntries(state.nodeId, { entries }),
+      attach: (req) => manager.attachNetwork(state.nodeId, req),
+      detach: (req) => manager.detachNetwork(state.nodeId, req),
     });
   }
 

@@ -93,7 +93,7 @@ export class IngressMesh {
     const { network, address } = ingress;
     await this.deps.join(network);
     const ip = address.split('/')[0]!;
-    await this.deps.prepare({ id: SANDBOX_ID, name: SANDBOX_ENDPOINT, networkMode: network.id, endpointsConfig: { [network.id]: { IPAMConfig: { IPv4Address: ip } } } });
+    await this.deps.prepare({ id: SANDBOX_ID, name: SANDBOX_ENDPOINT, networkMode: network.id, endpointsConfig: { [network.id]: { IPAMConfig: { IPv4Address: ip } } }, addressedBySwarm: true });
     try {
       await this.deps.plumb(SANDBOX_ID);
     } catch (err) {

@@ -6,10 +6,11 @@
 // node are removed.
 import type { Logger } from 'pino';
 import { hasEnded, type TaskRecord, type TaskStatus } from '../services/service-records.js';
-import type { AssignedObject, Assignments, TableEntriesRequest, TaskStatusReport, WireEntry } from '../transport/cluster-protocol.js';
+import type { AssignedObject, Assignments, NetworkAttachRequest, NetworkAttachResponse, NetworkDetachRequest, TableEntriesRequest, TaskStatusReport, WireEntry } from '../transport/cluster-protocol.js';
 import { endpointChanges } from '../endpoints/endpoint-changes.js';
 import { ENDPOINT_TABLE, NetworkTables, PEER_TABLE, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
 import { decodePeerRecord, encodePeerRecord } from '../endpoints/peer-record.js';
+import { encodeEndpointRecord } from '../endpoint-record.js';
 import type { OwnedEntry } from '../endpoints/table-store.js';
 import { macFromIp } from '../../network/overlay/overlay-mac.js';
 import { expandTemplate, type TemplateContext } from './templating.js';
@@ -30,6 +31,9 @@ export interface AssignmentSource {
   report(reports: TaskStatusReport[]): Promise<void>;
   /** the node's whole set of network table entries */
   publish(entries: TableEntriesRequest['entries']): Promise<void>;
+  /** an address on an attachable swarm network for a plain container, and its release */
+  attach(req: NetworkAttachRequest): Promise<NetworkAttachResponse>;
+  detach(req: NetworkDetachRequest): Promise<void>;
 }
 
 export interface TaskAgentDeps {
@@ -62,8 +66,10 @@ export class TaskAgent {
   private dataPathPort = 0;
   /** the node's address on the ingress network, where its routing mesh sandbox is */
   private ingress: Assignments['ingress'];
+  private readonly stopWatchingAttachments: () => void;
 
   constructor(private readonly deps: TaskAgentDeps) {
+    this.stopWatchingAttachments = deps.networking.watchAttachments(() => void this.publish());
     this.tables.watch(PEER_TABLE, (e) => this.peersChanged.add(e.networkId));
     this.tables.watch(ENDPOINT_TABLE, (e) => {
       for (const { kind, networkId, endpointId, record: r } of endpointChanges(e, deps.log)) {
@@ -74,6 +80,15 @@ export class TaskAgent {
     });
   }
 
+  /** A plain container of this node joins an attachable swarm network: the network and its address there. */
+  attach(target: string, containerId: string): Promise<NetworkAttachResponse> {
+    return this.deps.source.attach({ target, containerId });
+  }
+
+  detach(containerId: string): Promise<void> {
+    return this.deps.source.detach({ containerId });
+  }
+
   start(): void {
     this.adopted = new Map(this.deps.runtime.list(TASK_ID_LABEL).map((c) => [c.labels[TASK_ID_LABEL]!, c.id]));
     this.polling = this.poll();
@@ -81,6 +96,7 @@ export class TaskAgent {
 
   /** Stops asking; the containers run on (berthd stops, or the node changes role). */
   async close(): Promise<void> {
+    this.stopWatchingAttachments();
     this.stop.abort();
     clearTimeout(this.retry);
     await this.polling;
@@ -214,7 +230,7 @@ export class TaskAgent {
    */
   private publish(): Promise<void> {
     this.publishing = this.publishing.then(async () => {
-      const entries = [...[...this.runners.values()].flatMap((r) => r.endpointEntries()), ...this.sandboxEntries()].map((e) => ({ networkId: e.networkId, table: e.table, key: e.key, value: Buffer.from(e.value).toString('base64') }));
+      const entries = [...[...this.runners.values()].flatMap((r) => r.endpointEntries()), ...this.sandboxEntries(), ...this.attachedEntries()].map((e) => ({ networkId: e.networkId, table: e.table, key: e.key, value: Buffer.from(e.value).toString('base64') }));
       const digest = JSON.stringify(entries);
       if (digest === this.published) return;
       try {
@@ -234,6 +250,22 @@ export class TaskAgent {
     const ip = address.split('/')[0]!;
     const value = encodePeerRecord({ endpointIp: address, endpointMac: macFromIp(ip), tunnelEndpointIp: this.deps.dataPathAddr });
     return [{ networkId, table: PEER_TABLE, key: `ingress-sbox-${this.deps.nodeId}`, value }];
+  }
+
+  /**
+   * The records of this node's plain containers on attachable swarm networks, as libnetwork fills
+   * a container's: its name and aliases (the short ID among them), no service, no VIP.
+   */
+  private attachedEntries(): OwnedEntry[] {
+    return this.deps.networking.attachedEndpoints().flatMap((e) => {
+      const ip = e.address.split('/')[0]!;
+      const record = encodeEndpointRecord({ name: e.name, endpointIp: ip, taskAliases: e.aliases });
+      const peer = encodePeerRecord({ endpointIp: e.address, endpointMac: e.mac, tunnelEndpointIp: this.deps.dataPathAddr });
+      return [
+        { networkId: e.networkId, table: ENDPOINT_TABLE, key: e.endpointId, value: record },
+        { networkId: e.networkId, table: PEER_TABLE, key: e.endpointId, value: peer },
+      ];
+    });
   }
 
   private kick(): void {

@@ -43,6 +43,8 @@ export class TaskRunner {
   private stopping = false;
   private driving: Promise<void> = Promise.resolve();
   private watched = false;
+  /** its health check failed: its exit is that failure */
+  private unhealthy = false;
 
   constructor(
     private task: TaskRecord,
@@ -125,15 +127,30 @@ export class TaskRunner {
     if (id === undefined || now === undefined) return this.report('failed', 'started', 'the task\'s container is gone');
     this.watched = true;
     this.containerStatus = { containerId: id, pid: now.pid, exitCode: 0 };
-    if (now.running) this.report('running', 'started', undefined, now.ports);
     const exited = (code: number) => {
       if (this.stopping || hasEnded(this.state)) return;
       this.containerStatus = { containerId: id, pid: 0, exitCode: code };
-      if (code === 0) this.report('complete', 'finished');
-      else this.report('failed', 'started', `task: non-zero exit (${code})`);
+      if (code === 0 && !this.unhealthy) this.report('complete', 'finished');
+      else this.report('failed', 'started', `task: non-zero exit (${code})${this.unhealthy ? ': unhealthy container' : ''}`);
     };
     if (!now.running) return exited(now.exitCode);
     void runtime.wait(id).then(exited, (err: unknown) => this.deps.log.debug({ err, task: this.task.id }, 'swarm: task wait failed'));
+    if (this.before('running')) void this.runOnceHealthy(id);
+  }
+
+  /**
+   * As dockerd's executor, a task with a health check runs once it is healthy, and only then has
+   * its records (DNS, load balancers); an unhealthy one is stopped and fails.
+   */
+  private async runOnceHealthy(id: string): Promise<void> {
+    const { runtime } = this.deps;
+    const health = await runtime.untilHealthy(id);
+    if (this.stopping || hasEnded(this.state)) return;
+    if (health === 'healthy') return this.report('running', 'started', undefined, runtime.inspect(id)?.ports);
+    if (health === 'unhealthy') {
+      this.unhealthy = true;
+      await runtime.stop(id, graceSeconds(this.task)).catch((err: unknown) => this.deps.log.warn({ err, task: this.task.id }, 'swarm: an unhealthy task was not stopped'));
+    }
   }
 
   /**

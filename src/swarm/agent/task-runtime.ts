@@ -79,6 +79,8 @@ export interface TaskRuntime {
   stop(id: string, graceSeconds: number): Promise<void>;
   /** Removes it, running or not, with its secrets' and configs' files. */
   remove(id: string): Promise<void>;
+  /** Once its health check first says healthy (at once without one), or unhealthy, or its run ends. */
+  untilHealthy(id: string): Promise<'healthy' | 'unhealthy' | 'ended'>;
   /** Its exit code, once it has stopped. */
   wait(id: string): Promise<number>;
   inspect(id: string): TaskContainerState | undefined;
@@ -86,6 +88,19 @@ export interface TaskRuntime {
   logs(id: string, read: TaskLogRead, signal: AbortSignal): AsyncIterable<TaskLogEntry>;
   /** The containers with this label, and their labels. */
   list(label: string): Array<{ id: string; labels: Record<string, string> }>;
+}
+
+/** A plain container's endpoint on an attachable swarm network. */
+export interface AttachedEndpoint {
+  networkId: string;
+  endpointId: string;
+  /** the container's name */
+  name: string;
+  /** with its prefix length */
+  address: string;
+  mac: string;
+  /** its network aliases and short ID */
+  aliases: string[];
 }
 
 /** What the agent tells the node's networking of the swarm networks its tasks are on. */
@@ -102,6 +117,10 @@ export interface TaskNetworking {
   applyEndpoint(networkId: string, change: SwarmEndpointChange): void;
   /** The node's routing mesh: its address on the ingress network and every ingress-published port; undefined takes it away. */
   setIngress(ingress: { network: NetworkRecord; address: string; ports: ReadonlyArray<{ protocol: 'tcp' | 'udp' | 'sctp'; publishedPort: number; targetPort: number }> } | undefined): Promise<void>;
+  /** This node's plain containers on attachable swarm networks, once plumbed: what their records say. */
+  attachedEndpoints(): AttachedEndpoint[];
+  /** Calls `listener` whenever those change; the cancel function. */
+  watchAttachments(listener: () => void): () => void;
   /** Every service's named ports on those networks, for SRV answers. */
   setServicePorts(services: ReadonlyArray<{ serviceId: string; ports: readonly ServicePort[] }>): void;
 }

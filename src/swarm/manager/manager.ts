@@ -25,7 +25,8 @@ import { ClusterServer, type NodeHandlers } from '../transport/cluster-server.js
 import { streamTaskLogs } from '../transport/node-client.js';
 import type { TaskLogEntry, TaskLogRead } from '../agent/task-runtime.js';
 import { splitHostPort } from '../transport/cluster-client.js';
-import type { AddMemberRequest, AddMemberResponse, Assignments, AssignmentsRequest, HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, RenewRequest, RenewResponse, TableEntriesRequest, TaskStatusRequest } from '../transport/cluster-protocol.js';
+import type { AddMemberRequest, AddMemberResponse, Assignments, AssignmentsRequest, HeartbeatRequest, HeartbeatResponse, JoinRequest, JoinResponse, NetworkAttachRequest, NetworkAttachResponse, NetworkDetachRequest, RenewRequest, RenewResponse, TableEntriesRequest, TaskStatusRequest } from '../transport/cluster-protocol.js';
+import { attachNetwork, detachNetwork } from './network-attachments.js';
 import { ServiceState } from '../services/service-state.js';
 import type { TaskRecord } from '../services/service-records.js';
 import { orchestrator } from '../orchestrator/orchestrator.js';
@@ -267,6 +268,15 @@ export class Manager {
   /** A node's whole set of network table entries. */
   tableEntries(nodeId: string, req: TableEntriesRequest): Promise<void> {
     return applyTableEntries(this.services, nodeId, req);
+  }
+
+  /** An address on an attachable network for a plain container of the node. */
+  attachNetwork(nodeId: string, req: NetworkAttachRequest): Promise<NetworkAttachResponse> {
+    return attachNetwork(this.services, nodeId, req);
+  }
+
+  detachNetwork(nodeId: string, req: NetworkDetachRequest): Promise<void> {
+    return detachNetwork(this.state, nodeId, req);
   }
 
   /**

@@ -9,6 +9,7 @@ import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
 import { decryptSecret } from '../ca/sealing.js';
 import { decode, SESSIONS } from '../cluster/cluster-state.js';
 import { NODE_ATTACHMENTS, nodeAttachment } from '../allocator/node-attachments.js';
+import { ATTACHMENTS, attachedNetworkIds } from './network-attachments.js';
 import { networks, serviceNetworks } from '../networks/network-control.js';
 import { NETWORKS, networkView } from '../networks/network-records.js';
 import { prefixOf, type ObjectKind, type SecretRecord } from '../objects/secret-records.js';
@@ -25,7 +26,7 @@ const REPORT_ATTEMPTS = 5;
 export async function waitForAssignments(services: ServiceState, nodeId: string, dek: Buffer, known: string, waitMs: number, signal: AbortSignal): Promise<Assignments> {
   const store = services.cluster.store;
   let changed: () => void = () => undefined;
-  const watches = [TASKS, SERVICES, NODE_ATTACHMENTS, prefixOf('secret'), prefixOf('config'), NETWORKS, TABLES_PREFIX, SESSIONS].map((prefix) => store.watch(prefix, 0, () => changed()));
+  const watches = [TASKS, SERVICES, NODE_ATTACHMENTS, ATTACHMENTS, prefixOf('secret'), prefixOf('config'), NETWORKS, TABLES_PREFIX, SESSIONS].map((prefix) => store.watch(prefix, 0, () => changed()));
   try {
     const end = Date.now() + waitMs;
     for (;;) {
@@ -53,7 +54,8 @@ async function assignmentsOf(services: ServiceState, nodeId: string, dek: Buffer
   const needing = tasks.filter((t) => !hasEnded(t.status.state) && t.desiredState !== 'shutdown' && t.desiredState !== 'remove');
   const secretIds = new Set(needing.flatMap((t) => (t.spec.ContainerSpec?.Secrets ?? []).map((r) => r.SecretID)));
   const configIds = new Set(needing.flatMap((t) => (t.spec.ContainerSpec?.Configs ?? []).map((r) => r.ConfigID)));
-  const networkIds = new Set(needing.flatMap((t) => (t.spec.Networks ?? []).map((n) => n.Target)));
+  // the networks of its tasks, and of its plain containers attached to swarm networks
+  const networkIds = new Set([...needing.flatMap((t) => (t.spec.Networks ?? []).map((n) => n.Target)), ...(await attachedNetworkIds(services.cluster, nodeId))]);
   const [secrets, configs, all, cluster, specs] = await Promise.all([objectsOf(services, 'secret', secretIds, dek), objectsOf(services, 'config', configIds, dek), networks(services.cluster), services.cluster.cluster(), services.services()]);
   // every node has the routing mesh: the ingress network, its table and the node's address on it
   const ingressNetwork = all.find((n) => n.value.spec.ingress)?.value;

@@ -28,6 +28,9 @@ export const CLUSTER_PATHS = {
   taskStatus: '/v1/task-status',
   /** a node's whole set of network table entries (its endpoints' records) */
   tableEntries: '/v1/table-entries',
+  /** an address on an attachable network for a plain container of the node, and its release */
+  attachNetwork: '/v1/network-attach',
+  detachNetwork: '/v1/network-detach',
   /** on every node, for managers only: a task's log entries, one TaskLogLine a line (NDJSON) */
   taskLogs: '/v1/task-logs',
 } as const;
@@ -159,6 +162,22 @@ export interface WireEntry {
 
 export interface TableEntriesRequest {
   entries: Array<{ networkId: string; table: TableName } & WireEntry>;
+}
+
+export interface NetworkAttachRequest {
+  /** the network's ID, name or ID prefix, as the container names it */
+  target: string;
+  containerId: string;
+}
+
+export interface NetworkAttachResponse {
+  network: NetworkRecord;
+  /** with its prefix length */
+  address: string;
+}
+
+export interface NetworkDetachRequest {
+  containerId: string;
 }
 
 export interface TaskStatusReport {

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { EngineError } from '../../errors.js';
 import type { TaskLogs } from '../agent/task-logs.js';
 import { certificateIdentity, type NodeIdentity } from '../ca/swarm-ca.js';
-import { CLUSTER_PATHS, type AddMemberRequest, type AddMemberResponse, type Assignments, type AssignmentsRequest, type ErrorBody, type HeartbeatRequest, type HeartbeatResponse, type JoinRequest, type JoinResponse, type RenewRequest, type RenewResponse, type TaskLogLine, type TaskLogsRequest, type TableEntriesRequest, type TaskStatusRequest } from './cluster-protocol.js';
+import { type AddMemberRequest, type AddMemberResponse, type Assignments, type AssignmentsRequest, CLUSTER_PATHS, type ErrorBody, type HeartbeatRequest, type HeartbeatResponse, type JoinRequest, type JoinResponse, type NetworkAttachRequest, type NetworkAttachResponse, type NetworkDetachRequest, type RenewRequest, type RenewResponse, type TableEntriesRequest, type TaskLogLine, type TaskLogsRequest, type TaskStatusRequest } from './cluster-protocol.js';
 
 const MAX_BODY_BYTES = 256 * 1024;
 
@@ -34,6 +34,8 @@ export interface ClusterHandlers {
   assignments(nodeId: string, req: AssignmentsRequest, signal: AbortSignal): Promise<Assignments>;
   taskStatus(nodeId: string, req: TaskStatusRequest): Promise<void>;
   tableEntries(nodeId: string, req: TableEntriesRequest): Promise<void>;
+  attachNetwork(nodeId: string, req: NetworkAttachRequest): Promise<NetworkAttachResponse>;
+  detachNetwork(nodeId: string, req: NetworkDetachRequest): Promise<void>;
 }
 
 export interface ServerCredentials {
@@ -72,6 +74,8 @@ export class ClusterServer {
             [`POST ${CLUSTER_PATHS.assignments}`]: { access: 'node', run: (n, body, req) => m.assignments(n!.nodeId, body as AssignmentsRequest, goneSignal(req)) },
             [`POST ${CLUSTER_PATHS.taskStatus}`]: { access: 'node', run: (n, body) => m.taskStatus(n!.nodeId, body as TaskStatusRequest) },
             [`POST ${CLUSTER_PATHS.tableEntries}`]: { access: 'node', run: (n, body) => m.tableEntries(n!.nodeId, body as TableEntriesRequest) },
+            [`POST ${CLUSTER_PATHS.attachNetwork}`]: { access: 'node', run: (n, body) => m.attachNetwork(n!.nodeId, body as NetworkAttachRequest) },
+            [`POST ${CLUSTER_PATHS.detachNetwork}`]: { access: 'node', run: (n, body) => m.detachNetwork(n!.nodeId, body as NetworkDetachRequest) },
           } satisfies Record<string, Route>),
     };
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {

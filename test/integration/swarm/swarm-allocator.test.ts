@@ -43,6 +43,7 @@ describe('swarm allocator', () => {
     n1 = swarm.nodes[0]!;
     await loadBusybox(n1.berthd);
     await cli(['swarm', 'init', '--advertise-addr', n1.addr]);
+    ids.ingress = await cli(['network', 'inspect', '--format', '{{.ID}}', 'ingress']);
     ids.ov = await cli(['network', 'create', '-d', 'overlay', 'ov']);
     ids.ov2 = await cli(['network', 'create', '-d', 'overlay', 'ov2']);
   });
@@ -65,9 +66,12 @@ describe('swarm allocator', () => {
       { Protocol: 'tcp', TargetPort: 80, PublishedPort: 8080, PublishMode: 'ingress' },
       { Protocol: 'tcp', TargetPort: 81, PublishedPort: 30000, PublishMode: 'ingress' },
     ]);
-    // in the order of the spec's networks, which the CLI sorts by ID
+    // the ingress network's first (its ports go through the routing mesh), then the spec's networks'
+    const [ingressVip, ...vips] = a.VirtualIPs ?? [];
+    assert.equal(ingressVip?.NetworkID, ids.ingress);
+    assert.match(ingressVip!.Addr, /^10\.0\.0\.\d+\/24$/);
     assert.deepEqual(
-      a.VirtualIPs?.sort((x, y) => x.Addr.localeCompare(y.Addr)),
+      vips.sort((x, y) => x.Addr.localeCompare(y.Addr)),
       [
         { NetworkID: ids.ov, Addr: '10.0.1.2/24' },
         { NetworkID: ids.ov2, Addr: '10.0.2.2/24' },
@@ -75,7 +79,7 @@ describe('swarm allocator', () => {
     );
     const b = await endpoint('b');
     assert.deepEqual(b.Ports, [{ Protocol: 'tcp', TargetPort: 82, PublishedPort: 30001, PublishMode: 'ingress' }]);
-    assert.equal(b.VirtualIPs?.length, 1);
+    assert.deepEqual(b.VirtualIPs?.map((v) => v.NetworkID), [ids.ingress, ids.ov]);
     // dnsrr: no virtual IP
     await cli(['service', 'create', '--detach', '--name', 'd', '--endpoint-mode', 'dnsrr', '--network', 'ov', 'busybox', 'sleep', '3600']);
     assert.equal((await endpoint('d')).VirtualIPs, undefined);
@@ -93,7 +97,8 @@ describe('swarm allocator', () => {
   it("gives each task an address on each of its service's networks, none twice", async () => {
     const all = await until('the tasks allocated', () => Promise.all(['a', 'b', 'd'].map(tasks)), (lists) => lists.flat().length === 4 && lists.flat().every((t) => t.NetworksAttachments !== undefined));
     const [a] = all;
-    for (const t of a!) assert.deepEqual(t.NetworksAttachments!.map((n) => [n.Network.ID, n.Network.Spec.Name]).sort(), [[ids.ov, 'ov'], [ids.ov2, 'ov2']].sort());
+    // the ingress network first, for the routing mesh
+    for (const t of a!) assert.deepEqual(t.NetworksAttachments!.map((n) => [n.Network.ID, n.Network.Spec.Name]), [[ids.ingress, 'ingress'], ...[[ids.ov, 'ov'], [ids.ov2, 'ov2']].sort()]);
     const onOv = all.flat().map((t) => t.NetworksAttachments!.find((n) => n.Network.ID === ids.ov)!.Addresses[0]!);
     const vips = (await Promise.all(['a', 'b'].map(endpoint))).map((e) => e.VirtualIPs!.find((v) => v.NetworkID === ids.ov)!.Addr);
     assert.equal(new Set([...onOv, ...vips]).size, onOv.length + vips.length, `tasks ${onOv.join()} beside the VIPs ${vips.join()}`);
@@ -119,8 +124,8 @@ describe('swarm allocator', () => {
     await cli(['service', 'create', '--detach', '--name', 'e', '-p', '8080:80', '-p', '81', '--network', 'ov', 'busybox', 'sleep', '3600']);
     const e = await endpoint('e');
     assert.deepEqual(e.Ports?.map((p) => p.PublishedPort), [8080, 30000]);
-    assert.deepEqual(e.VirtualIPs?.map((v) => v.Addr), ['10.0.1.2/24']);
+    assert.deepEqual(e.VirtualIPs?.find((v) => v.NetworkID === ids.ov)?.Addr, '10.0.1.2/24');
     const [t] = await until('its task allocated', () => tasks('e'), (list) => list.length === 1 && list[0]!.NetworksAttachments !== undefined);
-    assert.deepEqual(t!.NetworksAttachments![0]!.Addresses, ['10.0.1.3/24']);
+    assert.deepEqual(t!.NetworksAttachments!.find((n) => n.Network.ID === ids.ov)!.Addresses, ['10.0.1.3/24']);
   });
 });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadBusybox } from '../../helpers/busybox-image.js';
+import { protocDecode, RECORD } from '../../helpers/protoc.js';
 import { startSwarmNodes, type SwarmNode, type SwarmNodes } from '../../helpers/swarm-nodes.js';
 import { until } from '../../helpers/until.js';
 
@@ -129,5 +130,76 @@ describe('swarm overlay networks', () => {
     await running('mesh', 0);
     const refused = await until('connections refused', async () => nodes[1]!.exec('sh', ['-c', `busybox timeout 5 busybox wget -qO- http://${nodes[0]!.addr}:8081/ 2>&1; echo "rc=$?"`]), (out) => out.includes('refused'), 20_000);
     assert.match(refused, /refused/);
+  });
+
+  it('lets a plain container join an attachable network on any node, found by name from the tasks and finding them', async () => {
+    const tasks = await running('web', 3);
+    const node = nodes[2]!;
+    await cli(node, ['run', '-d', '--name', 'probe', '--network', 'backend', 'busybox', 'sleep', '3600']);
+    const probe = JSON.parse(await cli(node, ['inspect', 'probe'])) as Array<{ Id: string; NetworkSettings: { Networks: Record<string, { IPAddress: string }> } }>;
+    const address = probe[0]!.NetworkSettings.Networks.backend!.IPAddress;
+    assert.match(address, /^10\.0\.1\.\d+$/);
+    const from = tasks.find((t) => nodeOf.get(t.NodeID) !== node)!;
+    const found = await until('probe by name from a task', () => execIn(from, ['nslookup', 'probe']), (r) => r.code === 0 && r.stdout.includes(address), 20_000);
+    assert.match(found.stdout, new RegExp(`Address: ${address.replace(/\./g, '\\.')}`));
+    const r = await node.docker(['exec', 'probe', 'sh', '-c', 'timeout 3 wget -qO- http://web/www.txt'], { timeoutMs: 30_000 });
+    assert.equal(r.code, 0, r.stderr);
+    // a network that is not attachable is the swarm's alone
+    await cli(nodes[0]!, ['network', 'create', '-d', 'overlay', 'closed']);
+    const refused = await node.docker(['run', '--rm', '--network', 'closed', 'busybox', 'true']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /network closed not manually attachable/);
+    await cli(node, ['rm', '-f', 'probe']);
+    await until('probe gone from DNS', () => execIn(from, ['nslookup', 'probe']), (x) => x.code !== 0, 20_000);
+  });
+
+  it('answers a dnsrr service with its tasks, and every node holds the same records, as protoc reads them', async () => {
+    await cli(nodes[0]!, ['service', 'create', '--detach', '--name', 'rr', '--replicas', '2', '--endpoint-mode', 'dnsrr', '--network', 'backend', 'busybox', 'sleep', '3600']);
+    const rr = await running('rr', 2);
+    const [from] = await running('web', 3);
+    const lookup = await until('rr answered', () => execIn(from!, ['nslookup', 'rr']), (r) => rr.every((t) => r.stdout.includes(addressOf(t))), 20_000);
+    assert.equal(lookup.code, 0);
+    const ingress = (await cli(nodes[0]!, ['network', 'inspect', '--format', '{{.ID}}', 'ingress'])).trim();
+    /** A node's table of a network, each value decoded by protoc. */
+    const decoded = async (node: SwarmNode, networkId: string) => {
+      const view = (await node.request('GET', `/debug/networks/${networkId}/tables/endpoint_table`)).json() as { Entries?: Array<{ Key: string; Value: string }> };
+      return (view.Entries ?? []).map((e) => `${e.Key}\n${protocDecode(RECORD, Buffer.from(e.Value, 'base64'))}`).sort();
+    };
+    const tables = await until('the same records on every node', () => Promise.all(nodes.map((n) => decoded(n, network))), (all) => all.every((t) => t.length === 5 && t.join() === all[0]!.join()), 20_000);
+    const text = tables[0]!.join('\n');
+    for (const t of rr) assert.match(text, new RegExp(`name: "rr\\.${t.Slot}\\.${t.ID}"\\nservice_name: "rr"\\nservice_id: "\\w+"\\nendpoint_ip: "${addressOf(t).replace(/\./g, '\\.')}"`), 'no virtual_ip for dnsrr');
+    assert.match(text, /name: "web\.\d\.\w+"\nservice_name: "web"\nservice_id: "\w+"\nvirtual_ip: "10\.0\.1\.\d+"\nendpoint_ip: /);
+    assert.doesNotMatch(text, /ingress_ports/, 'ingress ports only in the ingress network\'s records');
+    const meshed = await until('the ingress records', () => Promise.all(nodes.map((n) => decoded(n, ingress))), (all) => all.every((t) => t.length === 3 && t.join() === all[0]!.join()), 20_000);
+    assert.match(meshed[0]!.join('\n'), /ingress_ports \{\n  name: "http"\n  target_port: 80\n  published_port: 8080\n\}/);
+    await cli(nodes[0]!, ['service', 'rm', 'rr']);
+  });
+
+  it('takes a killed node\'s tasks out of every other node\'s DNS answers and load balancer, and back when it returns', async () => {
+    const tasks = await running('web', 3);
+    const victim = nodes[2]!;
+    const lost = tasks.filter((t) => nodeOf.get(t.NodeID) === victim).map(addressOf);
+    assert.equal(lost.length, 1);
+    const [from] = tasks.filter((t) => nodeOf.get(t.NodeID) !== victim);
+    await victim.kill();
+    const answers = (out: string) => [...out.split(/Name:\s/).slice(1).join('\n').matchAll(/Address: (\S+)/g)].map((m) => m[1]!);
+    await until('the lost task out of tasks.web', () => execIn(from!, ['nslookup', 'tasks.web']), (r) => r.code === 0 && !answers(r.stdout).includes(lost[0]!), 30_000);
+    const r = await execIn(from!, ['sh', '-c', 'for i in $(seq 30); do timeout 3 wget -qO- http://web/www.txt || echo failed; done']);
+    assert.ok(!r.stdout.includes('failed'), r.stdout);
+    await victim.restart();
+    await until('its records back', () => execIn(from!, ['nslookup', 'tasks.web']), (x) => answers(x.stdout).length === 3, 60_000);
+  });
+
+  it('never leaves a stale answer after a rapid scale up and down', async () => {
+    const svc = (await cli(nodes[0]!, ['service', 'scale', '--detach', 'web=6'])).trim();
+    assert.ok(svc.length > 0);
+    await cli(nodes[0]!, ['service', 'scale', '--detach', 'web=2']);
+    const tasks = await running('web', 2);
+    const [from] = tasks;
+    const want = tasks.map(addressOf).sort();
+    const answers = (out: string) => [...out.split(/Name:\s/).slice(1).join('\n').matchAll(/Address: (\S+)/g)].map((m) => m[1]!).sort();
+    await until('tasks.web as the two tasks', () => execIn(from!, ['nslookup', 'tasks.web']), (r) => answers(r.stdout).join() === want.join(), 30_000);
+    // and it stays so
+    for (let i = 0; i < 5; i++) assert.deepEqual(answers((await execIn(from!, ['nslookup', 'tasks.web'])).stdout), want);
   });
 });

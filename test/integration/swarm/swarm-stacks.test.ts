@@ -113,15 +113,13 @@ describe('stacks', () => {
     assert.equal(await cli(['exec', client, 'cat', '/etc/site.conf']), 'listen=80');
   });
 
-  it('`stack rm` leaves no service, secret, config, network, container or placeholder bridge', async () => {
-    const net = (await call<NetworkJson>('GET', '/networks/st_default')).body;
+  it('`stack rm` leaves no service, secret, config, network or container', async () => {
     const out = await cli(['stack', 'rm', 'st']);
     for (const line of ['Removing service st_client', 'Removing service st_web', 'Removing secret st_db_password', 'Removing config st_site', 'Removing network st_default']) assert.ok(out.includes(line), out);
     for (const kind of ['services', 'secrets', 'configs']) assert.deepEqual((await byLabel(kind, 'st')).body, [], kind);
     await until('the task containers gone', () => cli(['ps', '-aq']), (o) => o.trim() === '', 30_000);
-    // this node's placeholder shows as the network until the last task container goes, as dockerd's attachment does
-    await until('the placeholder gone', () => byLabel('networks', 'st'), (r) => r.body.length === 0, 30_000);
-    await until('its bridge gone', () => n1.exec('ip', ['-o', 'link', 'show']), (links) => !links.includes(`br-${net.Id.slice(0, 12)}`), 10_000);
+    // this node keeps the network until the last task container goes, as dockerd's attachment does
+    await until('the network gone from the node', () => byLabel('networks', 'st'), (r) => r.body.length === 0, 30_000);
     assert.equal((await cli(['stack', 'ls', '--format', '{{.Name}}'])).trim(), '');
   });
 
@@ -145,11 +143,12 @@ describe('stacks', () => {
     const plain = (await call<{ Id: string }>('POST', '/networks/create', { Name: 'plain', Driver: 'overlay' })).body;
     const plainShown = (await call<NetworkJson>('GET', `/networks/${plain.Id}`)).body;
     assert.deepEqual([plainShown.IPAM.Config, plainShown.Labels], [[{ Subnet: '10.0.1.0/24', Gateway: '10.0.1.1' }], null]);
-    for (const [filter, names] of [['scope=swarm', 'ov plain'], ['driver=overlay', 'ov plain'], ['label=x=y', 'ov'], ['scope=local', 'bridge host none']] as const) {
+    // the ingress network swarm init made is one of them
+    for (const [filter, names] of [['scope=swarm', 'ingress ov plain'], ['driver=overlay', 'ingress ov plain'], ['label=x=y', 'ov'], ['scope=local', 'bridge docker_gwbridge host none']] as const) {
       const listed = (await cli(['network', 'ls', '--filter', filter, '--format', '{{.Name}}'])).trim().split('\n').sort().join(' ');
       assert.equal(listed, names.split(' ').sort().join(' '), filter);
     }
-    assert.equal((await call<NetworkJson[]>('GET', '/networks?filters=' + encodeURIComponent('{"type":["custom"]}'))).body.filter((n) => n.Scope === 'swarm').length, 2);
+    assert.equal((await call<NetworkJson[]>('GET', '/networks?filters=' + encodeURIComponent('{"type":["custom"]}'))).body.filter((n) => n.Scope === 'swarm').length, 3);
 
     const refusals: Array<[unknown, number, string]> = [
       [{ Name: 'ov', Driver: 'overlay' }, 409, 'network with name ov already exists'],
@@ -211,8 +210,9 @@ describe('stacks', () => {
     assert.deepEqual(await onWorker('POST', '/networks/create', { Name: 'w', Driver: 'overlay' }), [403, 'Cannot create a multi-host network from a worker node. Please create the network from a manager node.']);
     assert.deepEqual(await onWorker('POST', '/networks/create', { Name: 'w', Scope: 'swarm' }), [403, 'Cannot create a multi-host network from a worker node. Please create the network from a manager node.']);
     assert.deepEqual(await onWorker('GET', '/networks/onmanager'), [404, 'network onmanager not found']);
-    const listed = (await n2.request('GET', '/networks')).json() as NetworkJson[];
-    assert.deepEqual(listed.map((n) => n.Name).sort(), ['bridge', 'host', 'none']);
+    // the ingress network and docker_gwbridge come with the node's routing mesh, as on dockerd's workers
+    const names = async () => ((await n2.request('GET', '/networks')).json() as NetworkJson[]).map((n) => n.Name).sort();
+    await until('the worker\'s networks', names, (listed) => listed.join() === 'bridge,docker_gwbridge,host,ingress,none', 30_000);
     await cli(['network', 'rm', 'onmanager']);
   });
 });
