@@ -202,4 +202,38 @@ describe('swarm overlay networks', () => {
     // and it stays so
     for (let i = 0; i < 5; i++) assert.deepEqual(answers((await execIn(from!, ['nslookup', 'tasks.web'])).stdout), want);
   });
+
+  it('keeps the published port answering on a drained node, its tasks moved', async () => {
+    await cli(nodes[0]!, ['service', 'scale', '--detach', 'mesh=2']);
+    const before = await running('mesh', 2);
+    const drained = nodeOf.get(before[0]!.NodeID)!;
+    const id = (await cli(drained, ['info', '--format', '{{.Swarm.NodeID}}'])).trim();
+    await cli(nodes[0]!, ['node', 'update', '--availability', 'drain', id]);
+    try {
+      const moved = await until('the tasks off the drained node', () => tasksOf('mesh'), (ts) => ts.length === 2 && ts.every((t) => t.Status.State === 'running' && t.NodeID !== id), 60_000);
+      const hostnames = moved.map((t) => t.Status.ContainerStatus!.ContainerID.slice(0, 12)).sort();
+      const client = nodes.find((n) => n !== drained)!;
+      const ask = () => client.exec('sh', ['-c', `for i in $(seq 20); do busybox timeout 3 busybox wget -qO- http://${drained.addr}:8081/www.txt || echo failed; done`], { timeoutMs: 60_000 }).trim().split('\n');
+      const answered = await until('the drained node answering from the moved tasks', async () => ask(), (a) => a.every((h) => hostnames.includes(h)), 20_000);
+      assert.deepEqual([...new Set(answered)].sort(), hostnames);
+    } finally {
+      await cli(nodes[0]!, ['node', 'update', '--availability', 'active', id]);
+    }
+  });
+
+  it('gives a task with a health check its records only once it is healthy', async () => {
+    await cli(nodes[0]!, ['service', 'create', '--detach', '--name', 'slow', '--network', 'backend', '--health-cmd', 'test -f /ready', '--health-interval', '1s', '--health-retries', '1000', 'busybox', 'sleep', '3600']);
+    const [from] = await running('web', 2);
+    const starting = await until('its task started', () => tasksOf('slow'), (ts) => ts.length === 1 && ts[0]!.Status.State === 'starting' && ts[0]!.NetworksAttachments !== undefined, 60_000);
+    const task = starting[0]!;
+    const node = nodeOf.get(task.NodeID)!;
+    const container = await until('its container', async () => (await cli(node, ['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=slow'])).trim(), (id) => id !== '', 30_000);
+    assert.notEqual((await execIn(from!, ['nslookup', 'tasks.slow'])).code, 0, 'no record before it is healthy');
+    assert.equal((await tasksOf('slow'))[0]!.Status.State, 'starting');
+    await cli(node, ['exec', container, 'touch', '/ready']);
+    await running('slow', 1);
+    const found = await until('tasks.slow once healthy', () => execIn(from!, ['nslookup', 'tasks.slow']), (r) => r.code === 0 && r.stdout.includes(addressOf(task)), 20_000);
+    assert.equal(found.code, 0);
+    await cli(nodes[0]!, ['service', 'rm', 'slow']);
+  });
 });
