@@ -118,6 +118,7 @@ export async function createNetworks(deps: NetworksDeps) {
   };
   const shutdown = async () => {
     await attachments.shutdown();
+    await overlay.close();
     await netnsFolder.release();
   };
   /** what the swarm's agent tells of the overlay networks its tasks are on */

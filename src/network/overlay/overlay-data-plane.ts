@@ -85,11 +85,19 @@ export class OverlayDataPlane {
   private readonly networks = new Map<string, NetworkState>();
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  private constructor(private readonly opts: OverlayDataPlaneOptions & { dataPathPort: number }) {}
+  private constructor(
+    private readonly opts: OverlayDataPlaneOptions & { dataPathPort: number },
+    private readonly folder: { release(): Promise<void> },
+  ) {}
 
   static async open(opts: OverlayDataPlaneOptions): Promise<OverlayDataPlane> {
-    await prepareNetnsDir(opts.dir);
-    return new OverlayDataPlane({ ...opts, dataPathPort: opts.dataPathPort ?? DEFAULT_DATA_PATH_PORT });
+    const folder = await prepareNetnsDir(opts.dir);
+    return new OverlayDataPlane({ ...opts, dataPathPort: opts.dataPathPort ?? DEFAULT_DATA_PATH_PORT }, folder);
+  }
+
+  /** berthd stops: the folder's mount goes unless a network's namespace is left in it (its containers run on). */
+  close(): Promise<void> {
+    return this.folder.release();
   }
 
   /** Removes the namespace of every network but `keep`'s (their IDs), with its links. */

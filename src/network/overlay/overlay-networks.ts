@@ -15,6 +15,7 @@ export interface DataPath {
 
 export class OverlayNetworks {
   private plane: Promise<OverlayDataPlane> | undefined;
+  private dataPath: DataPath | undefined;
   private readonly peers = new Map<string, readonly PeerRecord[]>();
   /** the networks set up since the plane opened */
   private readonly ready = new Set<string>();
@@ -25,8 +26,17 @@ export class OverlayNetworks {
     private readonly joined: () => string[],
   ) {}
 
-  /** The node's underlay, once in a swarm: namespaces of networks the node left while berthd was down go. */
+  /**
+   * The node's underlay, once in a swarm: namespaces of networks the node left while berthd was
+   * down go. Another one (the node left its swarm and joined another) opens the plane anew: the
+   * networks of the swarm it left went with its tasks.
+   */
   setDataPath(dataPath: DataPath): Promise<void> {
+    if (this.dataPath !== undefined && (this.dataPath.address !== dataPath.address || this.dataPath.port !== dataPath.port)) {
+      this.plane = undefined;
+      this.ready.clear();
+    }
+    this.dataPath = dataPath;
     this.plane ??= (async () => {
       const plane = await OverlayDataPlane.open({ dir: this.dir, dataPathAddress: dataPath.address, dataPathPort: dataPath.port });
       await plane.reconcile(this.joined());
@@ -64,6 +74,12 @@ export class OverlayNetworks {
     this.ready.delete(networkId);
     this.peers.delete(networkId);
     if (this.plane !== undefined) await (await this.plane).removeNetwork(networkId);
+  }
+
+  /** berthd stops: the data plane lets its folder go (the networks' namespaces stay for the containers that run on). */
+  async close(): Promise<void> {
+    const plane = await this.plane?.catch(() => undefined);
+    await plane?.close();
   }
 
   private open(): Promise<OverlayDataPlane> {

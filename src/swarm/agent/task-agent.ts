@@ -142,7 +142,8 @@ export class TaskAgent {
     await this.updatePeers();
     this.ingress = a.ingress;
     const ingress = a.networks.find((n) => n.id === a.ingress?.networkId);
-    await this.deps.networking.setIngress(ingress === undefined ? undefined : { network: ingress, address: a.ingress!.address, ports: a.ingressPorts });
+    // the routing mesh failing (logged there, tried again at the next assignments) holds no task back
+    await this.deps.networking.setIngress(ingress === undefined ? undefined : { network: ingress, address: a.ingress!.address, ports: a.ingressPorts }).catch(() => undefined);
     // a new session holds none of the node's entries: all of them go again
     if (a.session !== this.session) this.published = '';
     this.session = a.session;
