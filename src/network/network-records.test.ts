@@ -350,6 +350,27 @@ describe('the network area', () => {
     assert.deepEqual(await failure(() => a.service.joinSwarmNetwork(swarmNetwork('10.0.5.0/24', '10.0.5.1'))), { kind: 'forbidden', message: 'Pool overlaps with other one on this address space' });
   });
 
+  it('makes docker_gwbridge once, as libnetwork makes it, however many containers ask at once', async () => {
+    const events = new EventBus();
+    const a = await area(undefined, events);
+    const { live } = events.subscribe();
+    const [first, second] = await Promise.all([a.service.gatewayBridge(), a.service.gatewayBridge()]);
+    assert.equal(first, second);
+    assert.equal(first.name, 'docker_gwbridge');
+    assert.equal(first.driver, 'bridge');
+    assert.deepEqual(first.options, {
+      'com.docker.network.bridge.name': 'docker_gwbridge',
+      'com.docker.network.bridge.enable_icc': 'false',
+      'com.docker.network.bridge.enable_ip_masquerade': 'true',
+    });
+    assert.equal((await a.service.gatewayBridge()).id, first.id, 'and later finds the one it made');
+    live.close();
+    const created = [];
+    for await (const ev of live) if (ev.action === 'create') created.push(ev.actor.id);
+    assert.deepEqual(created, [first.id]);
+    assert.deepEqual(a.api.list(FilterArgs.empty()).map((v) => v.network.name), ['bridge', 'host', 'none', 'docker_gwbridge']);
+  });
+
   it('keeps a network with endpoints, and a predefined one, from removal and prune', async () => {
     const a = await area();
     const used = await a.api.create({ Name: 'used', Labels: { keep: '1' } });

@@ -68,6 +68,26 @@ describe('planAllocation', () => {
     );
   });
 
+  it('gives a task publishing through the routing mesh an address on the ingress network first, and one publishing otherwise none there', () => {
+    const ingress = network('ingress', '10.0.0.0/24', '10.0.0.1');
+    ingress.value.spec.ingress = true;
+    // the ingress network last in the map: the order is the allocator's
+    const networks = new Map([...NETWORKS, [ingress.value.id, ingress]]);
+    const published = (t: Versioned<TaskRecord>, PublishMode: 'ingress' | 'host') => {
+      t.value.endpoint = { ports: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: 8080, PublishMode }], virtualIps: [] };
+      return t;
+    };
+    const writes = puts(planAllocation([published(task('t1', ['n2', 'n1']), 'ingress'), published(task('t2', ['n1']), 'host'), task('t3', ['n1'])], new Map(), networks, new Set(), NOW));
+    assert.deepEqual(
+      writes.map((w) => [w.put.id, w.put.networks!.map((a) => `${a.network.id}:${a.addresses.join()}`)]),
+      [
+        ['t1', ['ingress:10.0.0.2/24', 'n2:10.0.2.2/30', 'n1:10.0.1.2/24']],
+        ['t2', ['n1:10.0.1.3/24']],
+        ['t3', ['n1:10.0.1.4/24']],
+      ],
+    );
+  });
+
   it('passes over tasks allocated already or placed', () => {
     const allocated = task('t1', ['n1']);
     allocated.value.networks = [];

@@ -56,6 +56,16 @@ describe('swarm network allocation', () => {
     assert.equal(allocateVxlanId([]), 4097);
     assert.equal(allocateVxlanId([4097, 4099]), 4098);
   });
+
+  it('gives the ingress network the first default subnet and VXLAN ID 4096, which no other network takes', () => {
+    assert.deepEqual(allocatePools([], [], defaults, true), [{ subnet: '10.0.0.0/24', gateway: '10.0.0.1' }]);
+    assert.deepEqual(allocatePools([], [], defaults, false), [{ subnet: '10.0.1.0/24', gateway: '10.0.1.1' }]);
+    // made again once removed, while other networks hold the next subnets
+    assert.deepEqual(allocatePools([], [net('10.0.1.0/24')], defaults, true), [{ subnet: '10.0.0.0/24', gateway: '10.0.0.1' }]);
+    assert.equal(allocateVxlanId([], true), 4096);
+    assert.equal(allocateVxlanId([4097], true), 4096);
+    assert.equal(allocateVxlanId([], false), 4097);
+  });
 });
 
 describe('a swarm network as dockerd shows it', () => {
