@@ -177,7 +177,14 @@ export class NetworkAttachments {
       return { netnsPath: this.netnsPath(c.id), ports: [], dns: this.deps.daemonDns };
     }
     const attached = c.addressedBySwarm ? new Map<string, string>() : await this.attachSwarmNetworks(c);
-    const networks = this.networksOf(c, attached);
+    let networks: ReturnType<NetworkAttachments['networksOf']>;
+    try {
+      networks = this.networksOf(c, attached);
+    } catch (err) {
+      // another network it names is none: the addresses the swarm gave it go back
+      if (attached.size > 0) await this.swarm?.detach(c.id).catch(() => undefined);
+      throw err;
+    }
     if (networks[0]?.network.driver === 'host') {
       await this.deps.service.allocateEndpoint(networks[0].network, { id: c.id, name: c.name }, { aliases: [], links: [] });
       return { ports: [], hostGateway: this.hostGateway(), dns: this.deps.daemonDns };
