@@ -128,4 +128,22 @@ describe('swarm allocator', () => {
     const [t] = await until('its task allocated', () => tasks('e'), (list) => list.length === 1 && list[0]!.NetworksAttachments !== undefined);
     assert.deepEqual(t!.NetworksAttachments!.find((n) => n.Network.ID === ids.ov)!.Addresses, ['10.0.1.3/24']);
   });
+
+  it('keeps the ingress network while a service publishes through it, one at a time, and no service names it', async () => {
+    const named = await n1.docker(['service', 'create', '--detach', '--name', 'f', '--network', 'ingress', 'busybox', 'sleep', '3600']);
+    assert.notEqual(named.code, 0);
+    assert.equal(named.stderr.trim(), 'Error response from daemon: rpc error: code = InvalidArgument desc = Service cannot be explicitly attached to the ingress network "ingress"');
+    const inUse = await n1.request('DELETE', `/networks/${ids.ingress}`);
+    assert.equal(inUse.status, 400);
+    assert.match((inUse.json() as { message: string }).message, /^rpc error: code = FailedPrecondition desc = ingress network cannot be removed because service \w+ depends on it$/);
+    const second = await n1.request('POST', '/networks/create', { json: { Name: 'ingress2', Driver: 'overlay', Ingress: true } });
+    assert.equal(second.status, 409);
+    assert.equal((second.json() as { message: string }).message, `rpc error: code = AlreadyExists desc = ingress network (${ids.ingress}) is already present`);
+    await cli(['service', 'rm', 'e']);
+    assert.equal((await n1.request('DELETE', `/networks/${ids.ingress}`)).status, 204);
+    const again = await n1.request('POST', '/networks/create', { json: { Name: 'ingress2', Driver: 'overlay', Ingress: true } });
+    assert.equal(again.status, 201, again.body);
+    const made = (await n1.request('GET', '/networks/ingress2')).json() as { Ingress: boolean; IPAM: { Config: Array<{ Subnet: string }> }; Options: Record<string, string> };
+    assert.deepEqual([made.Ingress, made.IPAM.Config[0]!.Subnet, made.Options['com.docker.network.driver.overlay.vxlanid_list']], [true, '10.0.0.0/24', '4096']);
+  });
 });
