@@ -52,6 +52,7 @@ interface Backend {
 }
 
 export class IngressMesh {
+  /** the sandbox made: its network, and its address there as the swarm gave it (with its prefix length) */
   private current: { networkId: string; address: string } | undefined;
   private ports: PublishedIngressPort[] = [];
   private readonly held = new IngressPorts();
@@ -100,7 +101,7 @@ export class IngressMesh {
       await this.deps.detach(SANDBOX_ID);
       throw err;
     }
-    this.current = { networkId: network.id, address: ip };
+    this.current = { networkId: network.id, address };
   }
 
   private async tearDown(): Promise<void> {
@@ -130,7 +131,7 @@ export class IngressMesh {
       targetPort: p.targetPort,
       backends: [...this.backends.values()].filter((b) => !b.disabled && b.ports.some((x) => x.protocol === p.protocol && x.publishedPort === p.publishedPort)).map((b) => b.ip),
     }));
-    if (this.current !== undefined && gateway !== undefined) await programIngressSandbox(this.deps.netnsPath(SANDBOX_ID), this.current.address, targets);
+    if (this.current !== undefined && gateway !== undefined) await programIngressSandbox(this.deps.netnsPath(SANDBOX_ID), this.current.address.split('/')[0]!, targets);
     await programIngressHost({ sandboxAddress: gateway ?? '', sandboxLink: GATEWAY_BRIDGE_LINK, ports: ports.map((p) => ({ protocol: p.protocol as IngressProtocol, publishedPort: p.publishedPort })) });
   }
 
