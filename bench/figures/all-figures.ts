@@ -19,6 +19,7 @@ import { containerExec } from './container-exec.js';
 import { containerList } from './container-list.js';
 import { containerRun } from './container-run.js';
 import { dnsLookup } from './dns-lookup.js';
+import { endpointApply } from './endpoint-apply.js';
 import { endpointRecordCodec } from './endpoint-record-codec.js';
 import { idleMemory } from './idle-memory.js';
 import { imageBuild } from './image-build.js';
@@ -59,6 +60,7 @@ export const allFigures: Figure[] = [
   swarmNodeList,
   serviceConverge,
   serviceRollingUpdate,
+  endpointApply,
   containerDns,
   requestLoad,
   publishedPort,
