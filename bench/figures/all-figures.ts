@@ -33,6 +33,7 @@ import { runningMemory } from './running-memory.js';
 import { serviceConverge } from './service-converge.js';
 import { serviceRollingUpdate } from './service-rolling-update.js';
 import { startUpTime } from './start-up-time.js';
+import { swarmDnsPropagation } from './swarm-dns-propagation.js';
 import { swarmInit } from './swarm-init.js';
 import { swarmJoin } from './swarm-join.js';
 import { swarmNodeList } from './swarm-node-list.js';
@@ -61,6 +62,7 @@ export const allFigures: Figure[] = [
   serviceConverge,
   serviceRollingUpdate,
   endpointApply,
+  swarmDnsPropagation,
   containerDns,
   requestLoad,
   publishedPort,
