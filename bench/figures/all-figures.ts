@@ -24,6 +24,7 @@ import { endpointRecordCodec } from './endpoint-record-codec.js';
 import { idleMemory } from './idle-memory.js';
 import { imageBuild } from './image-build.js';
 import { imageLoadSave } from './image-load-save.js';
+import { meshLoad } from './mesh-load.js';
 import { networkCycle } from './network-cycle.js';
 import { networkThroughput } from './network-throughput.js';
 import { publishedPort } from './published-port.js';
@@ -63,6 +64,7 @@ export const allFigures: Figure[] = [
   serviceRollingUpdate,
   endpointApply,
   swarmDnsPropagation,
+  meshLoad,
   containerDns,
   requestLoad,
   publishedPort,
