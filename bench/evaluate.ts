@@ -25,6 +25,8 @@ export function describeTarget(row: Row): string {
       return `ratio ≤ ${(row.target.ratio ?? 1).toFixed(1)}`;
     case 'below':
       return `< ${row.target.limit} ${row.unit}`;
+    case 'atLeast':
+      return `≥ ${row.target.limit} ${row.unit}`;
   }
 }
 
@@ -38,5 +40,7 @@ function status(row: Row, ratio: number | null): Status | null {
       return ratio === null ? 'n/a' : ratio <= (row.target.ratio ?? 1) ? 'met' : 'not met';
     case 'below':
       return row.berth < row.target.limit ? 'met' : 'not met';
+    case 'atLeast':
+      return row.berth >= row.target.limit ? 'met' : 'not met';
   }
 }

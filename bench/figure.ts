@@ -31,7 +31,10 @@ export type Target =
   | { kind: 'atLeastReference'; ratio?: number }
   /** For times and memory: berth takes no more than `ratio` (1 when omitted) of the reference's. */
   | { kind: 'atMostReference'; ratio?: number }
-  | { kind: 'below'; limit: number };
+  /** For times: berth takes less than `limit`. */
+  | { kind: 'below'; limit: number }
+  /** For rates the reference can't be measured on: berth reaches at least `limit`. */
+  | { kind: 'atLeast'; limit: number };
 
 /** MB/s: 10^6 bytes a second, as dd counts them. */
 export type Unit = 'req/s' | 'records/s' | 'ms' | 's' | 'MiB' | 'MB/s';

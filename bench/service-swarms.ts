@@ -1,6 +1,7 @@
 // The swarms the service figures run services on: berth's of three nodes (bench/swarm-nodes.ts: n1
 // the manager, n2 and n3 joined with the worker token, all Ready) and, with a reference, the
-// reference as its one-node swarm (bench/reference-swarm.ts). No registry is reachable, so every
+// reference as its one-node swarm (bench/reference-swarm.ts); or berth's alone, of any size
+// (berthSwarm), for the figures the reference can't take. No registry is reachable, so every
 // node has the tests' busybox loaded under both SERVICE_IMAGES tags; the reference gets the tags it
 // lacks, and loses them again at the end. dockerd still tries a pull before each task's container
 // (berth pulls only an image it lacks); here that fails at once, and the task runs the local image.
@@ -17,7 +18,7 @@ import type { CliRun } from './docker-cli.js';
 import type { EngineApi } from './engine-api.js';
 import type { BenchContext } from './figure.js';
 import { referenceSwarmHost, type ReferenceSwarmHost } from './reference-swarm.js';
-import { startSwarmNodes } from './swarm-nodes.js';
+import { startSwarmNodes, type SwarmNode } from './swarm-nodes.js';
 
 /** The tests' busybox under two tags: a service's image, and the one an update moves it to. */
 export const SERVICE_IMAGES = ['busybox:bench-service-1', 'busybox:bench-service-2'] as const;
@@ -77,21 +78,7 @@ export async function serviceSwarms(ctx: BenchContext, label: string): Promise<S
   // registered after the reference's leave and berth's stop, so that the session runs it before them
   const takeBack = ctx.atClose(() => (closing ??= close()));
   try {
-    const [manager, ...workers] = berth.nodes;
-    for (const node of berth.nodes) for (const archive of archives) await node.api.call('POST', '/images/load?quiet=1', [200], archive);
-    await manager.docker(['swarm', 'init', '--advertise-addr', manager.addr]);
-    const token = (await manager.docker(['swarm', 'join-token', '-q', 'worker'])).stdout.trim();
-    for (const worker of workers) await worker.docker(['swarm', 'join', '--token', token, '--advertise-addr', worker.addr, `${manager.addr}:2377`]);
-    await untilNodesReady(manager.api, berth.nodes.length);
-    swarms.push({
-      name: 'berth',
-      socket: manager.berthd.socket,
-      api: manager.api,
-      netns: manager.berthd.netns,
-      assertRunning: () => berth.nodes.forEach((n) => n.berthd.assertRunning()),
-      docker: manager.docker,
-      nodes: berth.nodes.map((n) => n.api),
-    });
+    swarms.push(await formSwarm(berth.nodes, archives));
     if (reference !== null) {
       const { api } = reference.engine;
       for (const [i, tag] of SERVICE_IMAGES.entries()) {
@@ -117,6 +104,65 @@ export async function serviceSwarms(ctx: BenchContext, label: string): Promise<S
       takeBack();
       return (closing ??= close());
     },
+  };
+}
+
+export interface BerthSwarm {
+  /** the swarm, at n1 */
+  swarm: ServiceSwarm;
+  nodes: SwarmNode[];
+  /** Every service removed and its containers gone, then the nodes stopped; what the session does after Ctrl-C. */
+  close(): Promise<void>;
+}
+
+/** berth alone, for the figures the reference can't take: `count` nodes, n1 the manager, both images on every node. */
+export async function berthSwarm(ctx: BenchContext, label: string, count: number): Promise<BerthSwarm> {
+  const archives = await Promise.all(SERVICE_IMAGES.map((tag) => busyboxImageArchive(tag)));
+  const berth = await startSwarmNodes(ctx, label, count);
+  let swarm: ServiceSwarm | undefined;
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    try {
+      if (swarm !== undefined) await removeServices(swarm);
+    } finally {
+      await berth.close();
+    }
+  };
+  // registered after berth's stop, so that the session runs it before
+  const takeBack = ctx.atClose(() => (closing ??= close()));
+  try {
+    swarm = await formSwarm(berth.nodes, archives);
+  } catch (err) {
+    takeBack();
+    await (closing ??= close());
+    throw err;
+  }
+  return {
+    swarm,
+    nodes: berth.nodes,
+    close() {
+      takeBack();
+      return (closing ??= close());
+    },
+  };
+}
+
+/** The nodes made one swarm: the images loaded on each, n1 the manager, the others joined as workers, all Ready. */
+async function formSwarm(nodes: SwarmNode[], archives: readonly Buffer[]): Promise<ServiceSwarm> {
+  const [manager, ...workers] = nodes;
+  for (const node of nodes) for (const archive of archives) await node.api.call('POST', '/images/load?quiet=1', [200], archive);
+  await manager.docker(['swarm', 'init', '--advertise-addr', manager.addr]);
+  const token = (await manager.docker(['swarm', 'join-token', '-q', 'worker'])).stdout.trim();
+  for (const worker of workers) await worker.docker(['swarm', 'join', '--token', token, '--advertise-addr', worker.addr, `${manager.addr}:2377`]);
+  await untilNodesReady(manager.api, nodes.length);
+  return {
+    name: 'berth',
+    socket: manager.berthd.socket,
+    api: manager.api,
+    netns: manager.berthd.netns,
+    assertRunning: () => nodes.forEach((n) => n.berthd.assertRunning()),
+    docker: manager.docker,
+    nodes: nodes.map((n) => n.api),
   };
 }
 

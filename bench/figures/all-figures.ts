@@ -19,10 +19,12 @@ import { containerExec } from './container-exec.js';
 import { containerList } from './container-list.js';
 import { containerRun } from './container-run.js';
 import { dnsLookup } from './dns-lookup.js';
+import { endpointApply } from './endpoint-apply.js';
 import { endpointRecordCodec } from './endpoint-record-codec.js';
 import { idleMemory } from './idle-memory.js';
 import { imageBuild } from './image-build.js';
 import { imageLoadSave } from './image-load-save.js';
+import { meshLoad } from './mesh-load.js';
 import { networkCycle } from './network-cycle.js';
 import { networkThroughput } from './network-throughput.js';
 import { publishedPort } from './published-port.js';
@@ -32,6 +34,7 @@ import { runningMemory } from './running-memory.js';
 import { serviceConverge } from './service-converge.js';
 import { serviceRollingUpdate } from './service-rolling-update.js';
 import { startUpTime } from './start-up-time.js';
+import { swarmDnsPropagation } from './swarm-dns-propagation.js';
 import { swarmInit } from './swarm-init.js';
 import { swarmJoin } from './swarm-join.js';
 import { swarmNodeList } from './swarm-node-list.js';
@@ -59,6 +62,9 @@ export const allFigures: Figure[] = [
   swarmNodeList,
   serviceConverge,
   serviceRollingUpdate,
+  endpointApply,
+  swarmDnsPropagation,
+  meshLoad,
   containerDns,
   requestLoad,
   publishedPort,

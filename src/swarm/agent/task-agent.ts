@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { hasEnded, type TaskRecord, type TaskStatus } from '../services/service-records.js';
 import type { AssignedObject, Assignments, NetworkAttachRequest, NetworkAttachResponse, NetworkDetachRequest, TableEntriesRequest, TaskStatusReport, WireEntry } from '../transport/cluster-protocol.js';
-import { endpointChanges } from '../endpoints/endpoint-changes.js';
+import { endpointChanges, swarmEndpointChange } from '../endpoints/endpoint-changes.js';
 import { ENDPOINT_TABLE, NetworkTables, PEER_TABLE, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
 import { decodePeerRecord, encodePeerRecord } from '../endpoints/peer-record.js';
 import { encodeEndpointRecord } from '../endpoint-record.js';
@@ -16,8 +16,6 @@ import { macFromIp } from '../../network/overlay/overlay-mac.js';
 import { expandTemplate, type TemplateContext } from './templating.js';
 import { TaskRunner, type TaskInputs } from './task-runner.js';
 import type { FileDelivery, TaskNetworking, TaskRuntime } from './task-runtime.js';
-
-const PROTOCOLS = ['tcp', 'udp', 'sctp'] as const;
 
 /** How long an assignments call may wait for a change. */
 const POLL_WAIT_MS = 20_000;
@@ -72,11 +70,7 @@ export class TaskAgent {
     this.stopWatchingAttachments = deps.networking.watchAttachments(() => void this.publish());
     this.tables.watch(PEER_TABLE, (e) => this.peersChanged.add(e.networkId));
     this.tables.watch(ENDPOINT_TABLE, (e) => {
-      for (const { kind, networkId, endpointId, record: r } of endpointChanges(e, deps.log)) {
-        const ingressPorts = r.ingressPorts.map((p) => ({ protocol: PROTOCOLS[p.protocol], publishedPort: p.publishedPort, targetPort: p.targetPort }));
-        const endpoint = { endpointId, name: r.name, serviceName: r.serviceName, serviceId: r.serviceId, virtualIp: r.virtualIp, ip: r.endpointIp, aliases: r.aliases, taskAliases: r.taskAliases, disabled: r.serviceDisabled, ingressPorts };
-        deps.networking.applyEndpoint(networkId, { kind, endpoint });
-      }
+      for (const change of endpointChanges(e, deps.log)) deps.networking.applyEndpoint(change.networkId, swarmEndpointChange(change));
     });
   }
 

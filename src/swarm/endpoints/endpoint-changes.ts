@@ -3,14 +3,19 @@
 // no name or no valid endpoint IP, is dropped with a log line; an update equivalent but for
 // `service_disabled` only disables or enables the endpoint (it leaves the task lists and the load
 // balancer and keeps the VIP, or comes back); any other change is the old record removed, then the
-// new one added; an equivalent re-send changes nothing.
+// new one added; an equivalent re-send changes nothing. swarmEndpointChange gives a change as the
+// network area takes it (its DNS names and load balancers).
 import { isIPv4 } from 'node:net';
 import type { Logger } from 'pino';
 import type { EndpointRecord } from '../../generated/libnetwork/agent_pb.js';
+import type { SwarmEndpointChange } from '../../network/dns/swarm-names.js';
 import { decodeEndpointRecord } from '../endpoint-record.js';
 import type { TableEvent } from './network-tables.js';
 
 export type EndpointChange = { kind: 'add' | 'remove' | 'disable' | 'enable'; networkId: string; endpointId: string; record: EndpointRecord };
+
+/** PortConfig's protocol enum, by value */
+const PROTOCOLS = ['tcp', 'udp', 'sctp'] as const;
 
 export function endpointChanges(event: TableEvent, log: Logger): EndpointChange[] {
   const prev = readEndpointRecord(event, event.prev, log);
@@ -27,6 +32,13 @@ export function endpointChanges(event: TableEvent, log: Logger): EndpointChange[
     if (now.serviceDisabled) out.push(change('disable', now));
   }
   return out;
+}
+
+/** The change as the network area applies it: the record as plain data. */
+export function swarmEndpointChange({ kind, endpointId, record: r }: EndpointChange): SwarmEndpointChange {
+  const ingressPorts = r.ingressPorts.map((p) => ({ protocol: PROTOCOLS[p.protocol], publishedPort: p.publishedPort, targetPort: p.targetPort }));
+  const endpoint = { endpointId, name: r.name, serviceName: r.serviceName, serviceId: r.serviceId, virtualIp: r.virtualIp, ip: r.endpointIp, aliases: r.aliases, taskAliases: r.taskAliases, disabled: r.serviceDisabled, ingressPorts };
+  return { kind, endpoint };
 }
 
 /** The entry's record as consumers take it: undefined (and a log line) when unreadable, nameless or without a valid IP. */
