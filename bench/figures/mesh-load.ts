@@ -23,7 +23,7 @@ const LOAD_TIMEOUT_MS = 60_000;
 const HTTPD = 'mkdir -p /www && echo hello > /www/index.html && exec httpd -f -p 80 -h /www';
 
 export const meshLoad: Figure = {
-  name: 'routing mesh load',
+  name: 'swarm routing mesh load',
   async measure(ctx: BenchContext): Promise<Row[]> {
     const setup = await berthSwarm(ctx, 'mesh-load', 3);
     try {
