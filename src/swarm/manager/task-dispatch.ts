@@ -1,8 +1,10 @@
 // What the dispatcher gives each node and takes from it, as swarmkit's Assignments and
 // UpdateTaskStatus: the tasks placed on the node (from `assigned` on, whatever they became), the
-// secrets, configs and networks of those that may still run (and no others) with those networks'
-// tables, and the status the node reports, taken only when it moves a task's state forward, and the
-// node's table entries (its endpoints' records).
+// secrets, configs and networks of those that may still run (and no others), the networks of its
+// plain containers on attachable networks and the ingress network (every node has the routing
+// mesh), with those networks' tables, the node's address on ingress, the ingress-published ports
+// and the services' named ports; the status the node reports, taken only when it moves a task's
+// state forward, and the node's table entries (its endpoints' records).
 import { createHash } from 'node:crypto';
 import { EngineError } from '../../errors.js';
 import { formatRfc3339Nano, nowNanos } from '../../lib/timestamp.js';
