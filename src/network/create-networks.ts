@@ -1,9 +1,11 @@
 // The network area: the records loaded (networks and endpoints), the predefined networks made or
 // brought in line with the daemon's settings, the IPAM over the host's networks and the service;
 // and the plumbing containers' runs attach through: network namespaces under the exec root, the
-// CNI plugins, berth's iptables chains, held published ports and the embedded DNS server. It
-// answers the Network routes (`api`, given the swarm's networks) and the containers
-// (`containers`: their runs' networking), and finds this node's networks for the swarm (`find`).
+// CNI plugins, berth's iptables chains, held published ports and the embedded DNS server, and for
+// swarm networks the overlay driver, the service VIPs' balancers and the routing mesh. It answers
+// the Network routes (`api`, given the swarm's networks), the containers (`containers`: their runs'
+// networking) and the swarm's agent (`swarm`: its networks, records, peers and ingress), and finds
+// this node's networks for the swarm (`find`).
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
@@ -52,11 +54,11 @@ export async function createNetworks(deps: NetworksDeps) {
   const netnsFolder = await prepareNetnsDir(netnsDir);
   const registry = new DnsRegistry();
   const balancers = new ServiceBalancers({
-    containersOn: (networkId) => service.endpointsOn(networkId).map((e) => ({ containerId: e.containerId, netns: path.join(netnsDir, e.containerId) })),
+    containersOn: (networkId) => service.endpointsOn(networkId).map((e) => ({ containerId: e.containerId, netns: attachments.netnsPath(e.containerId) })),
     networksOf: (containerId) => service.endpointsOf(containerId).map((e) => e.networkId),
     log,
   });
-  // the mesh's sandbox is made as a container's networking, once `attachments` exist
+  // the mesh's sandbox is made as a container's networking: it and the balancers reach `attachments` once it exists
   const mesh: IngressMesh = new IngressMesh({
     join: (network) => service.joinSwarmNetwork(network),
     leave: (id) => attachments.leaveSwarmNetwork(id),
