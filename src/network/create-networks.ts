@@ -53,7 +53,7 @@ export async function createNetworks(deps: NetworksDeps) {
   const netnsDir = path.join(deps.execRoot, 'netns');
   const netnsFolder = await prepareNetnsDir(netnsDir);
   const registry = new DnsRegistry();
-  const balancers = new ServiceBalancers({
+  const balancers: ServiceBalancers = new ServiceBalancers({
     containersOn: (networkId) => service.endpointsOn(networkId).map((e) => ({ containerId: e.containerId, netns: attachments.netnsPath(e.containerId) })),
     networksOf: (containerId) => service.endpointsOf(containerId).map((e) => e.networkId),
     log,
