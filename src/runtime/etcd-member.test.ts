@@ -66,8 +66,10 @@ describe('EtcdMember', () => {
         await s.close();
       }
     }
-    // each for its own reason, in etcd's words
-    const { recentOutput } = member;
+    // each for its own reason, in etcd's words; etcd logs a refusal as it answers it, so the last
+    // line may come a moment after the client's error
+    const logged = [/client didn't provide a certificate/, /certificate signed by unknown authority/, /"dns-names":\["swarm-worker","w1"\],"error":"client certificate authentication failed"/];
+    const recentOutput = await until('etcd to log the three refusals', async () => member.recentOutput, (out) => logged.every((re) => re.test(out)), 10_000);
     assert.match(recentOutput, /client didn't provide a certificate/);
     assert.match(recentOutput, /certificate signed by unknown authority/);
     assert.match(recentOutput, /"dns-names":\["swarm-worker","w1"\],"error":"client certificate authentication failed"/);
