@@ -12,7 +12,7 @@ interface TaskJson {
   ID: string;
   Slot: number;
   NodeID: string;
-  Status: { State: string; ContainerStatus?: { ContainerID: string } };
+  Status: { State: string; Err?: string; ContainerStatus?: { ContainerID: string } };
   NetworksAttachments?: Array<{ Network: { ID: string }; Addresses: string[] }>;
 }
 
@@ -238,15 +238,24 @@ describe('swarm overlay networks', () => {
     }
   });
 
-  it('gives a task with a health check its records only once it is healthy', async () => {
+  it('gives a task with a health check its records only once it is healthy', async (t) => {
     await cli(nodes[0]!, ['service', 'create', '--detach', '--name', 'slow', '--network', 'backend', '--health-cmd', 'test -f /ready', '--health-interval', '1s', '--health-retries', '1000', 'busybox', 'sleep', '3600']);
     const [from] = await running('web', 2);
-    const starting = await until('its task started', () => tasksOf('slow'), (ts) => ts.length === 1 && ts[0]!.Status.State === 'starting' && ts[0]!.NetworksAttachments !== undefined, 60_000);
-    const task = starting[0]!;
-    const node = nodeOf.get(task.NodeID)!;
-    const container = await until('its container', async () => (await cli(node, ['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=slow'])).trim(), (id) => id !== '', 30_000);
+    /** The task that is starting now, its node and its container; a task that failed to start is logged and its successor waited for. */
+    const startingTask = async () => {
+      for (;;) {
+        const [task] = await until('a task starting', () => tasksOf('slow'), (ts) => ts.length === 1 && ts[0]!.Status.State === 'starting' && ts[0]!.NetworksAttachments !== undefined, 60_000);
+        const node = nodeOf.get(task!.NodeID)!;
+        const container = await until('its container', async () => (await cli(node, ['ps', '-q', '--filter', `label=com.docker.swarm.task.id=${task!.ID}`])).trim(), (id) => id !== '', 30_000);
+        const [now] = await tasksOf('slow');
+        if (now?.ID === task!.ID && now.Status.State === 'starting') return { task: task!, node, container };
+        t.diagnostic(`task ${task!.ID} did not stay starting: ${JSON.stringify(now?.Status)}`);
+      }
+    };
+    const { task, node, container } = await startingTask();
     assert.notEqual((await execIn(from!, ['nslookup', 'tasks.slow'])).code, 0, 'no record before it is healthy');
-    assert.equal((await tasksOf('slow'))[0]!.Status.State, 'starting');
+    const [still] = await tasksOf('slow');
+    assert.equal(still?.Status.State, 'starting', JSON.stringify(still?.Status));
     await cli(node, ['exec', container, 'touch', '/ready']);
     await running('slow', 1);
     const found = await until('tasks.slow once healthy', () => execIn(from!, ['nslookup', 'tasks.slow']), (r) => r.code === 0 && r.stdout.includes(addressOf(task)), 20_000);
