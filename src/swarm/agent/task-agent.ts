@@ -9,7 +9,7 @@ import { hasEnded, type TaskRecord, type TaskStatus } from '../services/service-
 import type { AssignedObject, Assignments, NetworkAttachRequest, NetworkAttachResponse, NetworkDetachRequest, TableEntriesRequest, TaskStatusReport, WireEntry } from '../transport/cluster-protocol.js';
 import { endpointChanges, swarmEndpointChange } from '../endpoints/endpoint-changes.js';
 import { ENDPOINT_TABLE, NetworkTables, PEER_TABLE, type TableName, type TablesSnapshot } from '../endpoints/network-tables.js';
-import { decodePeerRecord, encodePeerRecord } from '../endpoints/peer-record.js';
+import { decodePeerRecord, peerEntry } from '../endpoints/peer-record.js';
 import { encodeEndpointRecord } from '../endpoint-record.js';
 import type { OwnedEntry } from '../endpoints/table-store.js';
 import { macFromIp } from '../../network/overlay/overlay-mac.js';
@@ -242,9 +242,7 @@ export class TaskAgent {
   private sandboxEntries(): OwnedEntry[] {
     if (this.ingress === undefined) return [];
     const { networkId, address } = this.ingress;
-    const ip = address.split('/')[0]!;
-    const value = encodePeerRecord({ endpointIp: address, endpointMac: macFromIp(ip), tunnelEndpointIp: this.deps.dataPathAddr });
-    return [{ networkId, table: PEER_TABLE, key: `ingress-sbox-${this.deps.nodeId}`, value }];
+    return [peerEntry(networkId, `ingress-sbox-${this.deps.nodeId}`, { address, mac: macFromIp(address.split('/')[0]!) }, this.deps.dataPathAddr)];
   }
 
   /**
@@ -253,13 +251,8 @@ export class TaskAgent {
    */
   private attachedEntries(): OwnedEntry[] {
     return this.deps.networking.attachedEndpoints().flatMap((e) => {
-      const ip = e.address.split('/')[0]!;
-      const record = encodeEndpointRecord({ name: e.name, endpointIp: ip, taskAliases: e.aliases });
-      const peer = encodePeerRecord({ endpointIp: e.address, endpointMac: e.mac, tunnelEndpointIp: this.deps.dataPathAddr });
-      return [
-        { networkId: e.networkId, table: ENDPOINT_TABLE, key: e.endpointId, value: record },
-        { networkId: e.networkId, table: PEER_TABLE, key: e.endpointId, value: peer },
-      ];
+      const record = encodeEndpointRecord({ name: e.name, endpointIp: e.address.split('/')[0]!, taskAliases: e.aliases });
+      return [{ networkId: e.networkId, table: ENDPOINT_TABLE, key: e.endpointId, value: record }, peerEntry(e.networkId, e.endpointId, e, this.deps.dataPathAddr)];
     });
   }
 

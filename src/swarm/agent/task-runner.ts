@@ -9,8 +9,8 @@ import { hasEnded, stateRank, taskName, type ContainerStatus, type TaskRecord, t
 import type { FileDelivery, TaskNetwork, TaskRuntime } from './task-runtime.js';
 import { PortConfig_Protocol } from '../../generated/libnetwork/agent_pb.js';
 import { encodeEndpointRecord } from '../endpoint-record.js';
-import { ENDPOINT_TABLE, PEER_TABLE } from '../endpoints/network-tables.js';
-import { encodePeerRecord } from '../endpoints/peer-record.js';
+import { ENDPOINT_TABLE } from '../endpoints/network-tables.js';
+import { peerEntry } from '../endpoints/peer-record.js';
 import type { OwnedEntry } from '../endpoints/table-store.js';
 
 const DEFAULT_GRACE_SECONDS = 10;
@@ -184,11 +184,7 @@ export class TaskRunner {
           serviceDisabled: t.desiredState !== 'running' && t.desiredState !== 'ready' && t.desiredState !== 'complete',
         });
         const address = t.networks?.find((a) => a.network.id === e.networkId)?.addresses[0] ?? e.ip;
-        const peer = encodePeerRecord({ endpointIp: address, endpointMac: e.mac, tunnelEndpointIp: this.deps.dataPathAddr });
-        return [
-          { networkId: e.networkId, table: ENDPOINT_TABLE, key: e.endpointId, value: record },
-          { networkId: e.networkId, table: PEER_TABLE, key: e.endpointId, value: peer },
-        ];
+        return [{ networkId: e.networkId, table: ENDPOINT_TABLE, key: e.endpointId, value: record }, peerEntry(e.networkId, e.endpointId, { address, mac: e.mac }, this.deps.dataPathAddr)];
       });
   }
 

@@ -3,6 +3,7 @@
 import type { NetworkRecord } from '../../network/network-record.js';
 import type { ServicePort, SwarmEndpointChange } from '../../network/dns/swarm-names.js';
 import type { PeerRecord } from '../../network/overlay/overlay-data-plane.js';
+import type { Ingress } from '../../network/service-lb/ingress-mesh.js';
 import type { SwarmNetworkRef } from '../../network/swarm-endpoints.js';
 import type { PortConfig, TaskSpec } from '../services/service-types.js';
 
@@ -116,7 +117,7 @@ export interface TaskNetworking {
   /** A change of an endpoint record, by Docker's rules (endpoint-changes.ts): for DNS and the load balancers. */
   applyEndpoint(networkId: string, change: SwarmEndpointChange): void;
   /** The node's routing mesh: its address on the ingress network and every ingress-published port; undefined takes it away. */
-  setIngress(ingress: { network: NetworkRecord; address: string; ports: ReadonlyArray<{ protocol: 'tcp' | 'udp' | 'sctp'; publishedPort: number; targetPort: number }> } | undefined): Promise<void>;
+  setIngress(ingress: Ingress | undefined): Promise<void>;
   /** This node's plain containers on attachable swarm networks, once plumbed: what their records say. */
   attachedEndpoints(): AttachedEndpoint[];
   /** Calls `listener` whenever those change; the cancel function. */

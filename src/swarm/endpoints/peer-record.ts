@@ -5,9 +5,16 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { isIPv4 } from 'node:net';
 import { PeerRecordSchema } from '../../generated/libnetwork/overlay_pb.js';
 import type { PeerRecord } from '../../network/overlay/overlay-data-plane.js';
+import { PEER_TABLE } from './network-tables.js';
+import type { OwnedEntry } from './table-store.js';
 
 export function encodePeerRecord(record: { endpointIp: string; endpointMac: string; tunnelEndpointIp: string }): Uint8Array {
   return toBinary(PeerRecordSchema, create(PeerRecordSchema, record));
+}
+
+/** The overlay_peer_table entry of this node's endpoint `key` at `address` (with its prefix length). */
+export function peerEntry(networkId: string, key: string, endpoint: { address: string; mac: string }, dataPathAddr: string): OwnedEntry {
+  return { networkId, table: PEER_TABLE, key, value: encodePeerRecord({ endpointIp: endpoint.address, endpointMac: endpoint.mac, tunnelEndpointIp: dataPathAddr }) };
 }
 
 /** The peer, or undefined for bytes that are not one with IPv4 addresses. */
