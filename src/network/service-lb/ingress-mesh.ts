@@ -6,6 +6,7 @@
 // to one of the service's tasks on any node, from the ingress network's records alone
 // (ingress-sandbox.ts). A port with no task refuses connections. Calls run one at a time.
 import type { Logger } from 'pino';
+import { Coalesced } from '../../lib/coalesced.js';
 import type { SwarmEndpointChange } from '../dns/swarm-names.js';
 import type { EndpointRecord } from '../endpoint-store.js';
 import type { NetworkAttachment, NetworkedContainer } from '../network-attachments.js';
@@ -58,7 +59,8 @@ export class IngressMesh {
   private readonly held = new IngressPorts();
   private readonly backends = new Map<string, Backend>();
   private queue: Promise<unknown> = Promise.resolve();
-  private programming = false;
+  /** the records' changes of one round programmed together, after what is queued (serially logs a failure) */
+  private readonly rounds = new Coalesced(() => this.serially(() => this.program()).catch(() => undefined));
 
   constructor(private readonly deps: IngressMeshDeps) {}
 
@@ -79,15 +81,7 @@ export class IngressMesh {
   apply({ kind, endpoint }: SwarmEndpointChange): void {
     if (kind === 'remove') this.backends.delete(endpoint.endpointId);
     else this.backends.set(endpoint.endpointId, { ip: endpoint.ip, disabled: kind === 'disable' || (kind === 'add' && endpoint.disabled), ports: endpoint.ingressPorts ?? [] });
-    if (this.programming) return;
-    // the changes of one round are programmed together
-    this.programming = true;
-    setImmediate(() => {
-      void this.serially(async () => {
-        this.programming = false;
-        await this.program();
-      });
-    });
+    this.rounds.request();
   }
 
   private async makeSandbox(ingress: Ingress): Promise<void> {

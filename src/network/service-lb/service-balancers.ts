@@ -6,6 +6,7 @@
 // a second cost one iptables-restore per container, not one per record. The ingress network's
 // records are the routing mesh's, not a container's.
 import type { Logger } from 'pino';
+import { Coalesced } from '../../lib/coalesced.js';
 import type { SwarmEndpointChange } from '../dns/swarm-names.js';
 import { programServiceVips, type ServiceVip } from './service-vips.js';
 
@@ -28,8 +29,7 @@ export class ServiceBalancers {
   private readonly backends = new Map<string, Map<string, Backend>>();
   private readonly ingress = new Set<string>();
   private readonly dirty = new Set<string>();
-  private round: Promise<void> | undefined;
-  private again = false;
+  private readonly rounds = new Coalesced(() => this.flush());
 
   constructor(private readonly deps: ServiceBalancersDeps) {}
 
@@ -49,7 +49,7 @@ export class ServiceBalancers {
     if (kind === 'remove') known.delete(endpoint.endpointId);
     else if (endpoint.virtualIp !== '') known.set(endpoint.endpointId, { vip: endpoint.virtualIp, ip: endpoint.ip, disabled: kind === 'disable' || (kind === 'add' && endpoint.disabled) });
     this.dirty.add(networkId);
-    this.schedule();
+    this.rounds.request();
   }
 
   /** The VIPs a container balances: every one of each of its swarm networks, a disabled task left out. */
@@ -72,24 +72,8 @@ export class ServiceBalancers {
   }
 
   /** Settles once every change applied so far is programmed. */
-  async settled(): Promise<void> {
-    while (this.round !== undefined) await this.round;
-  }
-
-  private schedule(): void {
-    if (this.round !== undefined) {
-      this.again = true;
-      return;
-    }
-    this.round = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.flush())
-      .finally(() => {
-        this.round = undefined;
-        if (this.again) {
-          this.again = false;
-          this.schedule();
-        }
-      });
+  settled(): Promise<void> {
+    return this.rounds.settled();
   }
 
   private async flush(): Promise<void> {
