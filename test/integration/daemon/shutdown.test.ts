@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { Berthd, tempDir } from '../../helpers/berthd.js';
 import { until } from '../../helpers/until.js';
@@ -64,10 +65,13 @@ describe('a pidfile left by a crash does not block the restart', () => {
   });
 
   it('when it names a zombie', async () => {
-    // `sleep 0` ends at once, and its parent (exec'd into sleep 30) never reaps it
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // the child ends once told (a byte on fd 3), after its parent has become `sleep 30`, which never
+    // reaps it: a shell still there could reap it first
+    const parent = spawn('sh', ['-c', 'head -c1 <&3 >/dev/null & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore', 'pipe'] });
     try {
-      const zombie = Number((await once(parent.stdout, 'data'))[0].toString().trim());
+      const zombie = Number((await once(parent.stdout!, 'data'))[0].toString().trim());
+      await until('the shell to become sleep', () => readFileSync(`/proc/${parent.pid}/comm`, 'utf8'), (comm) => comm.trim() === 'sleep');
+      (parent.stdio[3] as Writable).end('x');
       await until('the child to be a zombie', () => readFileSync(`/proc/${zombie}/stat`, 'utf8'), (stat) => stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z'));
       const pidfile = path.join(tempDir(), 'berthd.pid');
       writeFileSync(pidfile, `${zombie}`);
