@@ -53,6 +53,8 @@ export class TaskAgent {
   private polling: Promise<void> | undefined;
   private flushing: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
+  /** a publication that failed is tried again this soon, not at the next change (which may be long in coming) */
+  private republish: NodeJS.Timeout | undefined;
   /** what the node published last, and the publication under way */
   private published = '';
   private session = '';
@@ -93,6 +95,7 @@ export class TaskAgent {
     this.stopWatchingAttachments();
     this.stop.abort();
     clearTimeout(this.retry);
+    clearTimeout(this.republish);
     await this.polling;
     await this.flushing;
   }
@@ -136,7 +139,7 @@ export class TaskAgent {
     await this.updatePeers();
     this.ingress = a.ingress;
     const ingress = a.networks.find((n) => n.id === a.ingress?.networkId);
-    // the routing mesh failing (logged there, tried again at the next assignments) holds no task back
+    // the routing mesh failing (logged and tried again there) holds no task back
     await this.deps.networking.setIngress(ingress === undefined ? undefined : { network: ingress, address: a.ingress!.address, ports: a.ingressPorts }).catch(() => undefined);
     // a new session holds none of the node's entries: all of them go again
     if (a.session !== this.session) this.published = '';
@@ -233,6 +236,9 @@ export class TaskAgent {
         this.published = digest;
       } catch (err) {
         this.deps.log.debug({ err }, 'swarm: endpoint records not published');
+        if (this.stop.signal.aborted) return;
+        clearTimeout(this.republish);
+        this.republish = setTimeout(() => void this.publish(), RETRY_MS);
       }
     });
     return this.publishing;
