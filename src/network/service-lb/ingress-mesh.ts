@@ -4,7 +4,8 @@
 // `ingress-endpoint` on the ingress network, as dockerd's does); every port a service publishes
 // through the mesh held on the node and DNAT'd to the sandbox (ingress-host.ts), and there DNAT'd
 // to one of the service's tasks on any node, from the ingress network's records alone
-// (ingress-sandbox.ts). A port with no task refuses connections. Calls run one at a time.
+// (ingress-sandbox.ts). A port with no task refuses connections. Calls run one at a time; one that
+// fails is tried again, towards the latest ingress given, a second later, then less and less often.
 import type { Logger } from 'pino';
 import { Coalesced } from '../../lib/coalesced.js';
 import type { SwarmEndpointChange } from '../dns/swarm-names.js';
@@ -19,6 +20,8 @@ import { programIngressSandbox, type IngressProtocol, type IngressTarget } from 
 const SANDBOX_ID = 'ingress-sbox';
 const SANDBOX_ENDPOINT = 'ingress-endpoint';
 const GATEWAY_BRIDGE_LINK = 'docker_gwbridge';
+const FIRST_RETRY_MS = 1000;
+const LAST_RETRY_MS = 30_000;
 
 export interface PublishedIngressPort {
   protocol: 'tcp' | 'udp' | 'sctp';
@@ -53,12 +56,16 @@ interface Backend {
 }
 
 export class IngressMesh {
+  /** the mesh as the swarm last gave it */
+  private wanted: Ingress | undefined;
   /** the sandbox made: its network, and its address there as the swarm gave it (with its prefix length) */
   private current: { networkId: string; address: string } | undefined;
   private ports: PublishedIngressPort[] = [];
   private readonly held = new IngressPorts();
   private readonly backends = new Map<string, Backend>();
   private queue: Promise<unknown> = Promise.resolve();
+  private retry: NodeJS.Timeout | undefined;
+  private retryMs = FIRST_RETRY_MS;
   /** the records' changes of one round programmed together, after what is queued (serially logs a failure) */
   private readonly rounds = new Coalesced(() => this.serially(() => this.program()).catch(() => undefined));
 
@@ -66,15 +73,8 @@ export class IngressMesh {
 
   /** The node's mesh as the swarm gives it; undefined takes it away (the node left). */
   setIngress(ingress: Ingress | undefined): Promise<void> {
-    return this.serially(async () => {
-      const same = ingress !== undefined && this.current?.networkId === ingress.network.id && this.current.address === ingress.address;
-      if (!same) {
-        await this.tearDown();
-        if (ingress !== undefined) await this.makeSandbox(ingress);
-      }
-      await this.holdPorts(ingress?.ports.filter((p) => p.protocol !== 'sctp') ?? []);
-      await this.program();
-    });
+    this.wanted = ingress;
+    return this.serially(() => this.converge());
   }
 
   /** A change of the ingress network's records: its tasks and the ports they serve. */
@@ -82,6 +82,18 @@ export class IngressMesh {
     if (kind === 'remove') this.backends.delete(endpoint.endpointId);
     else this.backends.set(endpoint.endpointId, { ip: endpoint.ip, disabled: kind === 'disable' || (kind === 'add' && endpoint.disabled), ports: endpoint.ingressPorts ?? [] });
     this.rounds.request();
+  }
+
+  /** The sandbox, the held ports and the rules made what the latest ingress asks for. */
+  private async converge(): Promise<void> {
+    const ingress = this.wanted;
+    const same = ingress !== undefined && this.current?.networkId === ingress.network.id && this.current.address === ingress.address;
+    if (!same) {
+      await this.tearDown();
+      if (ingress !== undefined) await this.makeSandbox(ingress);
+    }
+    await this.holdPorts(ingress?.ports.filter((p) => p.protocol !== 'sctp') ?? []);
+    await this.program();
   }
 
   private async makeSandbox(ingress: Ingress): Promise<void> {
@@ -131,7 +143,25 @@ export class IngressMesh {
 
   private serially(step: () => Promise<void>): Promise<void> {
     const run = this.queue.then(step, step);
-    this.queue = run.catch((err: unknown) => this.deps.log.warn({ err }, 'swarm: the routing mesh was not programmed'));
+    this.queue = run.then(
+      () => (this.retryMs = FIRST_RETRY_MS),
+      (err: unknown) => {
+        this.deps.log.warn({ err, retryMs: this.retryMs }, 'swarm: the routing mesh was not programmed; trying again');
+        this.retryLater();
+      },
+    );
     return run;
+  }
+
+  private retryLater(): void {
+    if (this.retry !== undefined) return;
+    const wait = this.retryMs;
+    this.retryMs = Math.min(wait * 2, LAST_RETRY_MS);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.serially(() => this.converge()).catch(() => undefined);
+    }, wait);
+    // a berthd that stops does not wait for it
+    this.retry.unref();
   }
 }
