@@ -119,6 +119,9 @@ export async function createNetworks(deps: NetworksDeps) {
     }
   };
   const shutdown = async () => {
+    // what the swarm's last changes set off ends before the namespaces' folder may go
+    await mesh.close();
+    await balancers.settled();
     await attachments.shutdown();
     await overlay.close();
     await netnsFolder.release();

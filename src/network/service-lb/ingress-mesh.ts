@@ -66,6 +66,7 @@ export class IngressMesh {
   private queue: Promise<unknown> = Promise.resolve();
   private retry: NodeJS.Timeout | undefined;
   private retryMs = FIRST_RETRY_MS;
+  private closed = false;
   /** the records' changes of one round programmed together, after what is queued (serially logs a failure) */
   private readonly rounds = new Coalesced(() => this.serially(() => this.program()).catch(() => undefined));
 
@@ -75,6 +76,14 @@ export class IngressMesh {
   setIngress(ingress: Ingress | undefined): Promise<void> {
     this.wanted = ingress;
     return this.serially(() => this.converge());
+  }
+
+  /** berthd stops: what is under way ends, and nothing more is done (the sandbox stays, as containers do). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    await this.rounds.settled();
+    await this.queue;
   }
 
   /** A change of the ingress network's records: its tasks and the ports they serve. */
@@ -142,12 +151,13 @@ export class IngressMesh {
   }
 
   private serially(step: () => Promise<void>): Promise<void> {
-    const run = this.queue.then(step, step);
+    const guarded = () => (this.closed ? Promise.resolve() : step());
+    const run = this.queue.then(guarded, guarded);
     this.queue = run.then(
       () => (this.retryMs = FIRST_RETRY_MS),
       (err: unknown) => {
         this.deps.log.warn({ err, retryMs: this.retryMs }, 'swarm: the routing mesh was not programmed; trying again');
-        this.retryLater();
+        if (!this.closed) this.retryLater();
       },
     );
     return run;
@@ -161,7 +171,5 @@ export class IngressMesh {
       this.retry = undefined;
       this.serially(() => this.converge()).catch(() => undefined);
     }, wait);
-    // a berthd that stops does not wait for it
-    this.retry.unref();
   }
 }
