@@ -55,6 +55,8 @@ export interface TaskContainerRequest extends TaskContainerInput {
 export interface TaskContainerState {
   /** Docker's State.Running */
   running: boolean;
+  /** whether it has run at all (its status is no longer `created`) */
+  everStarted: boolean;
   pid: number;
   exitCode: number;
   /** why the last start failed, or its run was lost */
@@ -165,7 +167,7 @@ export function taskContainers(deps: TaskContainersDeps) {
       const running = isActive(s.status);
       const ports = running ? deps.networks.ports(id).map((p): PortConfig => ({ Protocol: p.protocol, TargetPort: p.containerPort, PublishedPort: p.hostPort, PublishMode: 'host' })) : [];
       const endpoints = deps.networks.endpoints(id).flatMap((e) => (e.ipv4Address === undefined ? [] : [{ endpointId: e.id, networkId: e.networkId, ip: e.ipv4Address.split('/')[0]!, mac: e.macAddress }]));
-      return { running, pid: s.pid, exitCode: s.exitCode, error: s.error, startedAt: s.startedAt, finishedAt: s.finishedAt, ports, endpoints };
+      return { running, everStarted: s.hasBeenStarted, pid: s.pid, exitCode: s.exitCode, error: s.error, startedAt: s.startedAt, finishedAt: s.finishedAt, ports, endpoints };
     },
 
     /**

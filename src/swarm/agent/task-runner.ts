@@ -108,7 +108,9 @@ export class TaskRunner {
       this.report('ready', 'prepared');
     }
     if (t.desiredState === 'ready') return;
-    if (this.before('running')) {
+    // as dockerd's executor, a container that has ever run is not started again: a task waiting to
+    // be healthy (or adopted after a restart) is driven again by every assignment meanwhile
+    if (this.before('running') && runtime.inspect(this.containerId!)?.everStarted !== true) {
       if (this.before('starting')) this.report('starting', 'starting');
       try {
         await runtime.start(this.containerId!);

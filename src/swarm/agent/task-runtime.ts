@@ -43,6 +43,8 @@ export interface TaskContainerRequest {
 
 export interface TaskContainerState {
   running: boolean;
+  /** whether it has run at all (Docker's status is no longer `created`) */
+  everStarted: boolean;
   pid: number;
   exitCode: number;
   /** the runtime's error, when the container could not run */
