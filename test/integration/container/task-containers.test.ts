@@ -123,12 +123,12 @@ if (netns === undefined) {
       assert.deepEqual(warnings, []);
       const secretsDir = path.join(execRoot, 'secrets', id);
       assert.deepEqual(tasks.list('com.docker.swarm.task.id'), [{ id, labels: { app: 'web', 'com.docker.swarm.task': '', 'com.docker.swarm.task.id': 'tid1', 'com.docker.swarm.service.name': 'web' } }]);
-      assert.deepEqual(tasks.inspect(id), { running: false, pid: 0, exitCode: 0, error: '', startedAt: '0001-01-01T00:00:00Z', finishedAt: '0001-01-01T00:00:00Z', ports: [], endpoints: [] });
+      assert.deepEqual(tasks.inspect(id), { running: false, everStarted: false, pid: 0, exitCode: 0, error: '', startedAt: '0001-01-01T00:00:00Z', finishedAt: '0001-01-01T00:00:00Z', ports: [], endpoints: [] });
 
       await tasks.start(id);
       const ended = tasks.wait(id);
       const state = tasks.inspect(id);
-      assert.ok(state?.running && state.pid > 0, JSON.stringify(state));
+      assert.ok(state?.running && state.everStarted && state.pid > 0, JSON.stringify(state));
       assert.equal(state.ports.length, 1);
       const [port] = state.ports;
       assert.deepEqual({ ...port, PublishedPort: 0 }, { Protocol: 'tcp', TargetPort: 80, PublishedPort: 0, PublishMode: 'host' });
@@ -166,7 +166,8 @@ if (netns === undefined) {
       assert.ok(tookMs >= 2000 && tookMs < 8000, `the stop took ${tookMs} ms`);
       assert.equal(await ended, 137);
       const stopped = tasks.inspect(id);
-      assert.deepEqual([stopped?.running, stopped?.exitCode, stopped?.ports], [false, 137, []]);
+      // ended, it has still run: the agent does not start it again
+      assert.deepEqual([stopped?.running, stopped?.everStarted, stopped?.exitCode, stopped?.ports], [false, true, 137, []]);
       // a second stop, as the agent may send after a restart, is no error
       await tasks.stop(id, 2);
 
