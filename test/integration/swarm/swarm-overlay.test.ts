@@ -12,7 +12,7 @@ interface TaskJson {
   ID: string;
   Slot: number;
   NodeID: string;
-  Status: { State: string; Err?: string; ContainerStatus?: { ContainerID: string } };
+  Status: { State: string; ContainerStatus?: { ContainerID: string } };
   NetworksAttachments?: Array<{ Network: { ID: string }; Addresses: string[] }>;
 }
 
@@ -244,7 +244,7 @@ describe('swarm overlay networks', () => {
     const [from] = await running('web', 2);
     const [task] = await until('a task starting', () => tasksOf('slow'), (ts) => ts.length === 1 && ts[0]!.Status.State === 'starting' && ts[0]!.NetworksAttachments !== undefined, 60_000);
     const node = nodeOf.get(task!.NodeID)!;
-    const container = (await until('its container', async () => (await cli(node, ['ps', '-q', '--filter', `label=com.docker.swarm.task.id=${task!.ID}`])).trim(), (id) => id !== '', 30_000));
+    const container = await until('its container', async () => (await cli(node, ['ps', '-q', '--filter', `label=com.docker.swarm.task.id=${task!.ID}`])).trim(), (id) => id !== '', 30_000);
     // new assignments while it waits (another service's records on its network) do not start it again
     await cli(nodes[0]!, ['service', 'create', '--detach', '--name', 'nudge', '--network', 'backend', 'busybox', 'sleep', '3600']);
     await running('nudge', 1);
